@@ -1,0 +1,48 @@
+"""Domino online: the Flask application factory."""
+
+import os
+import secrets
+from pathlib import Path
+
+from flask import Flask
+
+DEFAULT_BOT_DELAY_MS = 700
+
+
+def create_app(config=None):
+    """Build and configure the Flask app; `config` overrides the environment and the defaults."""
+    app = Flask(__name__)
+    instance = Path(app.instance_path)
+    instance.mkdir(parents=True, exist_ok=True)
+
+    app.config.from_mapping(
+        DOMINO_DB=os.environ.get("DOMINO_DB") or str(instance / "domino.sqlite3"),
+        BOT_DELAY_MS=int(os.environ.get("DOMINO_BOT_DELAY_MS", DEFAULT_BOT_DELAY_MS)),
+        SECRET_KEY=os.environ.get("DOMINO_SECRET_KEY") or None,
+    )
+    if config:
+        app.config.update(config)
+    if not app.config["SECRET_KEY"]:
+        app.config["SECRET_KEY"] = _persistent_secret_key(instance / "secret_key")
+    Path(app.config["DOMINO_DB"]).parent.mkdir(parents=True, exist_ok=True)
+
+    from domino.web.pages import bp as pages
+
+    app.register_blueprint(pages)
+    return app
+
+
+def _persistent_secret_key(path):
+    """Return the key stored at `path`, creating it (mode 0600) on first use."""
+    if not path.exists():
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32))
+        try:
+            os.link(tmp, path)  # atomic, and never replaces a key another process wrote first
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    return path.read_text().strip()

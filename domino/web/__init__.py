@@ -1,0 +1,1 @@
+"""Web layer: Flask blueprints (and, later, websockets) for the domino table."""

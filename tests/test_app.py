@@ -1,0 +1,81 @@
+"""The app factory, its configuration and the home page."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from app import create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_home_page_offers_both_ways_to_play(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'data-action="create-room"' in html
+    assert 'data-action="play-computer"' in html
+    assert '<html lang="en">' in html
+
+
+def test_healthz_says_ok(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.get_data(as_text=True) == "ok"
+    assert response.mimetype == "text/plain"
+
+
+def test_passed_config_wins_over_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMINO_DB", str(tmp_path / "from-env.sqlite3"))
+    db = str(tmp_path / "passed.sqlite3")
+    app = create_app({"DOMINO_DB": db, "SECRET_KEY": "x"})
+    assert app.config["DOMINO_DB"] == db
+
+
+def test_environment_sets_db_and_bot_delay(tmp_path, monkeypatch):
+    db = tmp_path / "sub" / "env.sqlite3"
+    monkeypatch.setenv("DOMINO_DB", str(db))
+    monkeypatch.setenv("DOMINO_BOT_DELAY_MS", "0")
+    monkeypatch.setenv("DOMINO_SECRET_KEY", "from-env")
+    app = create_app()
+    assert app.config["DOMINO_DB"] == str(db)
+    assert app.config["BOT_DELAY_MS"] == 0
+    assert app.config["SECRET_KEY"] == "from-env"
+    assert db.parent.is_dir()
+
+
+def test_defaults(monkeypatch):
+    monkeypatch.delenv("DOMINO_DB", raising=False)
+    monkeypatch.delenv("DOMINO_BOT_DELAY_MS", raising=False)
+    monkeypatch.setenv("DOMINO_SECRET_KEY", "x")
+    app = create_app()
+    assert app.config["DOMINO_DB"] == os.path.join(app.instance_path, "domino.sqlite3")
+    assert app.config["BOT_DELAY_MS"] == 700
+
+
+def _run_copy_of_app(tmp_path, code):
+    """Run `code` in a fresh interpreter where `app` is a copy of app.py living in tmp_path."""
+    shutil.copy(ROOT / "app.py", tmp_path / "app.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOMINO_")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, check=True)
+
+
+def test_importing_app_creates_no_files(tmp_path):
+    _run_copy_of_app(tmp_path, "import app; assert callable(app.create_app)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.py"]
+
+
+def test_generated_secret_key_is_private_and_survives_restarts(tmp_path):
+    code = "import app; app.create_app()"
+    _run_copy_of_app(tmp_path, code)
+    key_file = tmp_path / "instance" / "secret_key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    key = key_file.read_text().strip()
+    assert len(key) == 64
+    same_key = f"import app; assert app.create_app().config['SECRET_KEY'] == {key!r}"
+    _run_copy_of_app(tmp_path, same_key)
+    assert sorted(p.name for p in (tmp_path / "instance").iterdir()) == ["secret_key"]

@@ -1,0 +1,33 @@
+"""Computer players: each gets a seat view and a random source and returns an action."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from random import Random
+
+from ..events import Action
+from ..views import SeatView
+from . import baseline
+
+Bot = Callable[[SeatView, Random], Action]
+
+BOTS: dict[str, Bot] = {
+    "random": baseline.random_bot,
+    "greedy": baseline.greedy_bot,
+}
+LEVELS = ("easy", "medium", "hard")
+NAMES = (*BOTS, *(level for level in LEVELS if level not in BOTS))
+
+
+class UnknownBot(ValueError):
+    """A bot name that does not exist, or not yet."""
+
+
+def get(name: str) -> Bot:
+    """The bot called `name`."""
+    bot = BOTS.get(name)
+    if bot is not None:
+        return bot
+    if name in LEVELS:
+        raise UnknownBot(f"the computer level {name!r} is not available yet")
+    raise UnknownBot(f"unknown bot {name!r}: choose from {', '.join(NAMES)}")

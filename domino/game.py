@@ -1,0 +1,307 @@
+"""The round as a fold of events: frozen `State`, `apply`, legal actions and the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .events import (
+    DRAW,
+    ENDS,
+    LEFT,
+    PASS,
+    RIGHT,
+    Action,
+    Event,
+    Move,
+    Passed,
+    Play,
+    PublicMove,
+    RoundStarted,
+    TileDrawn,
+    TilePlayed,
+)
+from .rules import DEFAULT, Rules
+from .tiles import Laid, Tile, pip_total
+
+
+class IllegalMove(ValueError):
+    """An event or action the rules forbid; `rule` names the rule in a stable code."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A round in progress or finished; change it only through `apply`.
+
+    `turn` is None once the round is over. `opening` is the tile that must be laid first,
+    until it is. `history` is the public account of `moves`.
+    """
+
+    rules: Rules
+    start: RoundStarted
+    hands: tuple[tuple[Tile, ...], ...]
+    boneyard: tuple[Tile, ...]
+    line: tuple[Laid, ...]
+    turn: int | None
+    passes: int
+    opening: Tile | None
+    moves: tuple[Move, ...]
+    history: tuple[PublicMove, ...]
+
+    @property
+    def ends(self) -> tuple[int, int] | None:
+        """The open ends (left, right), or None before the opening."""
+        line = self.line
+        return (line[0].left, line[-1].right) if line else None
+
+    @property
+    def over(self) -> bool:
+        """True once the round has ended."""
+        return self.turn is None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a round ended: `winner` is a seat or None for a draw; `points` what it scores."""
+
+    winner: int | None
+    reason: str
+    points: int
+
+
+def deal(rules: Rules, rng) -> RoundStarted:
+    """Shuffle with `rng` (production: `secrets.SystemRandom()`) and deal the hands."""
+    tiles = list(rules.full_set())
+    rng.shuffle(tiles)
+    size, seats = rules.hand_size, rules.seats
+    hands = tuple(tuple(tiles[i * size : (i + 1) * size]) for i in range(seats))
+    return RoundStarted(hands, tuple(tiles[seats * size :]))
+
+
+def opener(rules: Rules, hands: tuple[tuple[Tile, ...], ...]) -> tuple[int, Tile]:
+    """The seat that opens and the tile it must open with."""
+    held = [(tile, seat) for seat, hand in enumerate(hands) for tile in hand]
+    if rules.opening == "highest-double":
+        doubles = [pair for pair in held if pair[0].is_double]
+        if doubles:
+            tile, seat = max(doubles, key=lambda pair: pair[0].high)
+            return seat, tile
+    tile, seat = max(held, key=lambda pair: (pair[0].pips, pair[0].is_double, pair[0].high))
+    return seat, tile
+
+
+def start(started: RoundStarted, rules: Rules = DEFAULT) -> State:
+    """The state right after the deal; a deal that breaks the rules raises IllegalMove."""
+    _check_deal(rules, started)
+    seat, tile = opener(rules, started.hands)
+    return State(rules, started, started.hands, started.boneyard, (), seat, 0, tile, (), ())
+
+
+def replay(started: RoundStarted, moves: Iterable[Move], rules: Rules = DEFAULT) -> State:
+    """Fold the moves over the deal."""
+    state = start(started, rules)
+    for move in moves:
+        state = apply(state, move)
+    return state
+
+
+def apply(state: State, event: Event) -> State:
+    """The state after `event`; an illegal event raises IllegalMove and changes nothing."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise IllegalMove("not-an-event", f"not a move: {event!r}")
+    if state.turn is None:
+        raise IllegalMove("round-over", "the round is over")
+    if event.seat != state.turn:
+        raise IllegalMove("not-your-turn", f"it is not seat {event.seat}'s turn")
+    return handler(state, event)
+
+
+def resolve(state: State, seat: int, action: Action) -> Move:
+    """The event a seat's action becomes: a draw takes the next boneyard tile."""
+    if isinstance(action, Play):
+        return TilePlayed(seat, action.tile, action.end)
+    if action is DRAW:
+        if not state.boneyard:
+            raise IllegalMove("boneyard-empty", "the boneyard is empty")
+        return TileDrawn(seat, state.boneyard[0])
+    if action is PASS:
+        return Passed(seat)
+    raise IllegalMove("not-an-action", f"not an action: {action!r}")
+
+
+def step(state: State, seat: int, action: Action) -> tuple[State, Move]:
+    """Carry out a seat's action: the new state and the event to record."""
+    event = resolve(state, seat, action)
+    return apply(state, event), event
+
+
+def legal_actions(state: State, seat: int) -> tuple[Action, ...]:
+    """Everything `seat` may do now; empty when it is not its turn."""
+    if seat != state.turn:
+        return ()
+    if state.opening is not None:
+        return (Play(state.opening, LEFT), Play(state.opening, RIGHT))
+    line = state.line
+    left, right = line[0].left, line[-1].right
+    plays = []
+    for tile in state.hands[seat]:
+        if tile.low == left or tile.high == left:
+            plays.append(Play(tile, LEFT))
+        if tile.low == right or tile.high == right:
+            plays.append(Play(tile, RIGHT))
+    if plays:
+        return tuple(plays)
+    if state.rules.boneyard and state.boneyard:
+        return (DRAW,)
+    return (PASS,)
+
+
+def outcome(state: State) -> Outcome | None:
+    """How the round ended, or None while it goes on."""
+    if state.turn is not None:
+        return None
+    totals = [pip_total(hand) for hand in state.hands]
+    for seat, hand in enumerate(state.hands):
+        if not hand:
+            return Outcome(seat, "domino", sum(totals))
+    low = min(totals)
+    lowest = [seat for seat, total in enumerate(totals) if total == low]
+    if len(lowest) > 1:
+        return Outcome(None, "blocked", 0)
+    if state.rules.blocked_scoring == "difference":
+        points = sum(totals) - low * len(totals)
+    else:
+        points = sum(totals) - low
+    return Outcome(lowest[0], "blocked", points)
+
+
+def _check_deal(rules: Rules, started: RoundStarted) -> None:
+    """Refuse a deal that is not the whole set split by the rules."""
+    hands, boneyard = started.hands, started.boneyard
+    if len(hands) != rules.seats:
+        raise IllegalMove("bad-deal", f"the deal has {len(hands)} hands, not {rules.seats}")
+    for seat, hand in enumerate(hands):
+        if len(hand) != rules.hand_size:
+            raise IllegalMove("bad-deal", f"hand {seat} has {len(hand)} tiles")
+    if len(boneyard) != rules.boneyard_size:
+        raise IllegalMove("bad-deal", f"the boneyard has {len(boneyard)} tiles")
+    dealt = [tile for hand in hands for tile in hand] + list(boneyard)
+    if not all(isinstance(tile, Tile) for tile in dealt):
+        raise IllegalMove("bad-deal", "the deal holds something that is not a tile")
+    whole = rules.full_set()
+    if len(dealt) != len(whole) or set(dealt) != set(whole):
+        raise IllegalMove("bad-deal", "the deal is not the full set, each tile once")
+
+
+def _fits(hand: tuple[Tile, ...], line: tuple[Laid, ...]) -> bool:
+    """True when some tile of `hand` matches an open end."""
+    mask = (1 << line[0].left) | (1 << line[-1].right)
+    return any(tile.mask & mask for tile in hand)
+
+
+def _next(state: State, seat: int) -> int:
+    return (seat + 1) % state.rules.seats
+
+
+def _played(state: State, event: TilePlayed) -> State:
+    seat, tile, end = event.seat, event.tile, event.end
+    hand = state.hands[seat]
+    if end not in ENDS:
+        raise IllegalMove("bad-end", f"the end is 'left' or 'right', not {end!r}")
+    if tile not in hand:
+        raise IllegalMove("tile-not-held", f"seat {seat} does not hold {tile}")
+    line = state.line
+    if state.opening is not None:
+        if tile is not state.opening:
+            raise IllegalMove("must-open", f"the round opens with {state.opening}")
+        left = right = None
+        line = (Laid(tile.low, tile.high),)
+    else:
+        left, right = line[0].left, line[-1].right
+        if end == LEFT and tile.has(left):
+            line = (Laid(tile.other_half(left), left), *line)
+        elif end == RIGHT and tile.has(right):
+            line = (*line, Laid(right, tile.other_half(right)))
+        else:
+            value = left if end == LEFT else right
+            raise IllegalMove("does-not-fit", f"{tile} does not fit the {end} end ({value})")
+    rest = tuple(t for t in hand if t is not tile)
+    hands = (*state.hands[:seat], rest, *state.hands[seat + 1 :])
+    seen = PublicMove(seat, "play", tile, end, left, right)
+    return State(
+        state.rules,
+        state.start,
+        hands,
+        state.boneyard,
+        line,
+        _next(state, seat) if rest else None,
+        0,
+        None,
+        (*state.moves, event),
+        (*state.history, seen),
+    )
+
+
+def _drawn(state: State, event: TileDrawn) -> State:
+    seat = event.seat
+    hand = state.hands[seat]
+    _refuse_if_can_play(state, hand, "draw")
+    if not state.rules.boneyard:
+        raise IllegalMove("no-drawing", "this game has no drawing: pass instead")
+    if not state.boneyard:
+        raise IllegalMove("boneyard-empty", "the boneyard is empty")
+    if event.tile is not state.boneyard[0]:
+        raise IllegalMove("not-next-tile", "a draw takes the next tile of the boneyard")
+    hands = (*state.hands[:seat], (*hand, event.tile), *state.hands[seat + 1 :])
+    line = state.line
+    seen = PublicMove(seat, "draw", None, None, line[0].left, line[-1].right)
+    return State(
+        state.rules,
+        state.start,
+        hands,
+        state.boneyard[1:],
+        line,
+        seat,
+        0,
+        None,
+        (*state.moves, event),
+        (*state.history, seen),
+    )
+
+
+def _passed(state: State, event: Passed) -> State:
+    seat = event.seat
+    _refuse_if_can_play(state, state.hands[seat], "pass")
+    if state.rules.boneyard and state.boneyard:
+        raise IllegalMove("must-draw", "you cannot pass while the boneyard has tiles: draw")
+    passes = state.passes + 1
+    line = state.line
+    seen = PublicMove(seat, "pass", None, None, line[0].left, line[-1].right)
+    return State(
+        state.rules,
+        state.start,
+        state.hands,
+        state.boneyard,
+        line,
+        None if passes >= state.rules.seats else _next(state, seat),
+        passes,
+        None,
+        (*state.moves, event),
+        (*state.history, seen),
+    )
+
+
+def _refuse_if_can_play(state: State, hand: tuple[Tile, ...], what: str) -> None:
+    """Drawing and passing are only for a seat with nothing to play."""
+    if state.opening is not None:
+        raise IllegalMove("must-open", f"the round opens with {state.opening}: play it")
+    if _fits(hand, state.line):
+        raise IllegalMove("must-play", f"you hold a tile that fits, so you may not {what}")
+
+
+_HANDLERS = {TilePlayed: _played, TileDrawn: _drawn, Passed: _passed}

@@ -1,0 +1,138 @@
+"""The round record of SPEC §7.1: export a finished round, import one by replaying it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from .events import ENDS, Move, Passed, RoundStarted, TileDrawn, TilePlayed
+from .game import IllegalMove, State, apply, outcome, start
+from .rules import DEFAULT, Rules
+from .tiles import Tile
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay; `index` is the event, if any."""
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        where = f"events[{index}]: " if index is not None else ""
+        super().__init__(where + message)
+        self.index = index
+
+
+def move_to_dict(move: Move) -> dict:
+    """A move in record notation."""
+    if isinstance(move, TilePlayed):
+        return {"seat": move.seat, "action": "play", "tile": str(move.tile), "end": move.end}
+    if isinstance(move, TileDrawn):
+        return {"seat": move.seat, "action": "draw", "tile": str(move.tile)}
+    if isinstance(move, Passed):
+        return {"seat": move.seat, "action": "pass"}
+    raise TypeError(f"not a move: {move!r}")
+
+
+_KEYS = {
+    "play": {"seat", "action", "tile", "end"},
+    "draw": {"seat", "action", "tile"},
+    "pass": {"seat", "action"},
+}
+
+
+def move_from_dict(data: object) -> Move:
+    """Read a move written in record notation; anything malformed raises ValueError."""
+    if not isinstance(data, dict):
+        raise ValueError("an event is an object")
+    action = data.get("action")
+    if action not in _KEYS:
+        raise ValueError(f"unknown action {action!r}")
+    if set(data) != _KEYS[action]:
+        raise ValueError(f"a {action} has the fields {sorted(_KEYS[action])}")
+    seat = data["seat"]
+    if type(seat) is not int:
+        raise ValueError(f"seat must be a number, not {seat!r}")
+    if action == "pass":
+        return Passed(seat)
+    tile = Tile.parse(data["tile"])
+    if action == "draw":
+        return TileDrawn(seat, tile)
+    if data["end"] not in ENDS:
+        raise ValueError(f"end must be 'left' or 'right', not {data['end']!r}")
+    return TilePlayed(seat, tile, data["end"])
+
+
+def deal_to_dict(started: RoundStarted) -> dict:
+    """The deal in record notation."""
+    return {
+        "hands": [[str(t) for t in hand] for hand in started.hands],
+        "boneyard": [str(t) for t in started.boneyard],
+    }
+
+
+def deal_from_dict(data: object) -> RoundStarted:
+    """Read a deal written in record notation."""
+    if not isinstance(data, dict) or set(data) != {"hands", "boneyard"}:
+        raise ValueError("a deal has exactly 'hands' and 'boneyard'")
+    hands, boneyard = data["hands"], data["boneyard"]
+    if not isinstance(hands, list) or not all(isinstance(h, list) for h in hands):
+        raise ValueError("'hands' is a list of lists of tiles")
+    if not isinstance(boneyard, list):
+        raise ValueError("'boneyard' is a list of tiles")
+    return RoundStarted(
+        tuple(tuple(Tile.parse(t) for t in hand) for hand in hands),
+        tuple(Tile.parse(t) for t in boneyard),
+    )
+
+
+def to_record(state: State, seats: Sequence[str]) -> dict:
+    """The record of a finished round; `seats` names who sat where."""
+    result = outcome(state)
+    if result is None:
+        raise ValueError("only a finished round has a record")
+    if len(seats) != state.rules.seats:
+        raise ValueError(f"name {state.rules.seats} seats, not {len(seats)}")
+    return {
+        "seats": list(seats),
+        "deal": deal_to_dict(state.start),
+        "events": [move_to_dict(m) for m in state.moves],
+        "result": {"winner": result.winner, "reason": result.reason, "points": result.points},
+    }
+
+
+def from_record(record: object, rules: Rules = DEFAULT) -> State:
+    """Replay a record through `apply`; an illegal one raises RecordError saying where."""
+    if not isinstance(record, dict) or set(record) != {"seats", "deal", "events", "result"}:
+        raise RecordError("a record has exactly 'seats', 'deal', 'events' and 'result'")
+    seats = record["seats"]
+    if not (isinstance(seats, list) and len(seats) == rules.seats):
+        raise RecordError(f"'seats' lists {rules.seats} names")
+    if not all(isinstance(name, str) for name in seats):
+        raise RecordError("'seats' holds names as text")
+    try:
+        state = start(deal_from_dict(record["deal"]), rules)
+    except ValueError as error:
+        raise RecordError(f"deal: {error}") from error
+    events = record["events"]
+    if not isinstance(events, list):
+        raise RecordError("'events' is a list")
+    for index, data in enumerate(events):
+        try:
+            state = apply(state, move_from_dict(data))
+        except (ValueError, IllegalMove) as error:
+            raise RecordError(str(error), index) from error
+    _check_result(state, record["result"])
+    return state
+
+
+def _check_result(state: State, claimed: object) -> None:
+    """The stated result must be the one the events lead to."""
+    result = outcome(state)
+    if result is None:
+        raise RecordError("the events end before the round does")
+    expected = {"winner": result.winner, "reason": result.reason, "points": result.points}
+    if claimed != expected:
+        raise RecordError(f"the result is {json.dumps(expected)}, not {json.dumps(claimed)}")
+
+
+def dumps(record: dict) -> str:
+    """One record as one line of JSON."""
+    return json.dumps(record, separators=(", ", ": "))

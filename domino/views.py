@@ -1,0 +1,70 @@
+"""What one seat may see: the only thing bots and templates receive."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .events import Action, PublicMove
+from .game import Outcome, State, legal_actions, outcome
+from .rules import Rules
+from .tiles import Laid, Tile
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat's view of a round.
+
+    Before the round ends it holds the seat's own hand and public facts only: the line,
+    the open ends, how many tiles each hand and the boneyard hold, whose turn it is, what
+    this seat may do, the tile it must open with (only if it is this seat's), and the public
+    history. Once the round is over, `hands` shows every hand and `outcome` the result.
+    """
+
+    rules: Rules
+    seat: int
+    hand: tuple[Tile, ...]
+    line: tuple[Laid, ...]
+    ends: tuple[int, int] | None
+    counts: tuple[int, ...]
+    boneyard_count: int
+    turn: int | None
+    legal: tuple[Action, ...]
+    opening: Tile | None
+    history: tuple[PublicMove, ...]
+    outcome: Outcome | None
+    hands: tuple[tuple[Tile, ...], ...] | None
+
+    @property
+    def my_turn(self) -> bool:
+        """True when this seat is to act."""
+        return self.turn == self.seat
+
+    @property
+    def over(self) -> bool:
+        """True once the round has ended."""
+        return self.outcome is not None
+
+    def count(self, seat: int) -> int:
+        """How many tiles `seat` holds."""
+        return self.counts[seat]
+
+
+def seat_view(state: State, seat: int) -> SeatView:
+    """What `seat` may see of `state`, and nothing more."""
+    result = outcome(state)
+    opening = state.opening
+    return SeatView(
+        rules=state.rules,
+        seat=seat,
+        hand=state.hands[seat],
+        line=state.line,
+        ends=state.ends,
+        counts=tuple(map(len, state.hands)),
+        boneyard_count=len(state.boneyard),
+        turn=state.turn,
+        legal=legal_actions(state, seat),
+        opening=opening if opening is not None and opening in state.hands[seat] else None,
+        history=state.history,
+        outcome=result,
+        hands=state.hands if result is not None else None,
+    )

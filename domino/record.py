@@ -43,7 +43,7 @@ def move_from_dict(data: object) -> Move:
     if not isinstance(data, dict):
         raise ValueError("an event is an object")
     action = data.get("action")
-    if action not in _KEYS:
+    if not isinstance(action, str) or action not in _KEYS:
         raise ValueError(f"unknown action {action!r}")
     if set(data) != _KEYS[action]:
         raise ValueError(f"a {action} has the fields {sorted(_KEYS[action])}")
@@ -129,8 +129,15 @@ def _check_result(state: State, claimed: object) -> None:
     if result is None:
         raise RecordError("the events end before the round does")
     expected = {"winner": result.winner, "reason": result.reason, "points": result.points}
-    if claimed != expected:
+    if not _same_json(claimed, expected):
         raise RecordError(f"the result is {json.dumps(expected)}, not {json.dumps(claimed)}")
+
+
+def _same_json(a: object, b: object) -> bool:
+    """Equal as JSON values, types included (`false` is not `0`, `17.0` is not `17`)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
 
 
 def dumps(record: dict) -> str:

@@ -58,6 +58,7 @@ class Tally:
     losses: int = 0
     draws: int = 0
     points: dict[int, list[int]] = field(default_factory=dict)
+    won: dict[int, list[int]] = field(default_factory=dict)
     decisions_ns: list[int] = field(default_factory=list)
 
     def add(self, unit: int, result, seat: int) -> None:
@@ -72,6 +73,7 @@ class Tally:
             self.losses += 1
             net = -result.points
         self.points.setdefault(unit, []).append(net)
+        self.won.setdefault(unit, []).append(int(result.winner == seat))
 
     @property
     def rounds(self) -> int:
@@ -122,7 +124,7 @@ def summary_rows(tallies: Sequence[Tally]) -> list[dict]:
 
 def _win_units(tally: Tally) -> list[float]:
     """Share of rounds won per unit (a deal when duplicating, else a round)."""
-    return [sum(1 for net in u if net > 0) / len(u) for u in tally.points.values()]
+    return [sum(unit) / len(unit) for unit in tally.won.values()]
 
 
 def format_summary(rows: Sequence[dict]) -> str:

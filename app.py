@@ -26,9 +26,9 @@ def create_app(config=None):
         app.config["SECRET_KEY"] = _persistent_secret_key(instance / "secret_key")
     Path(app.config["DOMINO_DB"]).parent.mkdir(parents=True, exist_ok=True)
 
-    from domino.web.pages import bp as pages
+    from domino.web import init_app
 
-    app.register_blueprint(pages)
+    init_app(app, rng=app.config.get("DOMINO_RNG"))
     return app
 
 

@@ -78,4 +78,6 @@ def test_generated_secret_key_is_private_and_survives_restarts(tmp_path):
     assert len(key) == 64
     same_key = f"import app; assert app.create_app().config['SECRET_KEY'] == {key!r}"
     _run_copy_of_app(tmp_path, same_key)
-    assert sorted(p.name for p in (tmp_path / "instance").iterdir()) == ["secret_key"]
+    names = {p.name for p in (tmp_path / "instance").iterdir()}
+    assert {"secret_key", "domino.sqlite3"} <= names
+    assert not any(name.endswith(".tmp") for name in names)

@@ -1,1 +1,84 @@
-"""Web layer: Flask blueprints (and, later, websockets) for the domino table."""
+"""The web layer: pages, sockets and the services they share, attached to a Flask app."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import click
+from flask import Flask, render_template
+from flask_wtf.csrf import CSRFError, CSRFProtect
+
+from ..rooms import IDLE_SECONDS, Room, Rooms, table_view
+from ..store import Store
+from .hub import Hub
+from .messages import refusal
+from .render import render_table
+
+csrf = CSRFProtect()
+
+
+class Services:
+    """What the pages and sockets of one app share: rooms, live connections, pushing."""
+
+    def __init__(self, rooms: Rooms, hub: Hub) -> None:
+        self.rooms = rooms
+        self.hub = hub
+
+    def push_others(self, room: Room | None, seat: int) -> None:
+        """Send the other seat its own freshly rendered table, if it is connected."""
+        if room is None:
+            return
+        other = 1 - seat
+        conn = self.hub.live(room.id, other)
+        if conn is None:
+            return
+        tv = table_view(room, other, seat in self.hub.present(room.id))
+        conn.send(render_table(tv))
+
+
+def init_app(app: Flask, rng=None) -> Services:
+    """Open the store, attach pages, sockets, CSRF protection and the purge command."""
+    from . import pages, sockets
+
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
+    app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25})
+    app.jinja_env.add_extension("jinja2.ext.i18n")
+    app.jinja_env.install_null_translations(newstyle=True)
+    store = Store(app.config["DOMINO_DB"])
+    services = Services(Rooms(store, rng), Hub())
+    app.extensions["domino"] = services
+    csrf.init_app(app)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(sockets.bp)
+    sockets.sock.init_app(app)
+
+    @app.errorhandler(CSRFError)
+    def csrf_refused(error):
+        return render_template("partials/notice.html", notice=refusal("csrf"), alone=True), 400
+
+    @app.cli.command("purge-rooms")
+    @click.option("--days", default=IDLE_SECONDS / 86400, show_default=True)
+    def purge_rooms(days: float) -> None:
+        """Delete rooms idle for longer than DAYS days."""
+        removed = services.rooms.purge(days * 86400)
+        click.echo(f"deleted {len(removed)} idle room(s)")
+
+    sweep = app.config.get("PURGE_EVERY_SECONDS", 3600)
+    if sweep and not app.testing:
+        _start_sweeper(services.rooms, sweep)
+    return services
+
+
+def _start_sweeper(rooms: Rooms, every: float) -> None:
+    """Delete idle rooms now and then, in the background."""
+    stop = threading.Event()
+
+    def sweep() -> None:
+        while not stop.wait(every):
+            try:
+                rooms.purge()
+            except Exception:  # logged; the next sweep tries again
+                logging.getLogger(__name__).exception("purging idle rooms failed")
+
+    threading.Thread(target=sweep, name="purge-rooms", daemon=True).start()

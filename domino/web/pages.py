@@ -1,17 +1,184 @@
-"""Server-rendered pages: the home page and a health check."""
+"""Pages and actions: home, the room (full page or fragment), joining, moves, records."""
 
-from flask import Blueprint, render_template
+from __future__ import annotations
+
+import re
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from ..game import IllegalMove
+from ..record import dumps, to_record
+from ..rooms import IDLE_SECONDS, ROOM_ACTIONS, RoomError, table_view
+from ..tiles import Tile
+from .hub import new_tab
+from .messages import refusal
+from .render import render_superseded, render_table
 
 bp = Blueprint("pages", __name__)
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+COOKIE = "seat"
+
+
+def services():
+    """The app's rooms, hub and pusher."""
+    return current_app.extensions["domino"]
 
 
 @bp.get("/")
 def home():
-    """Show the home page."""
+    """The home page."""
     return render_template("home.html")
 
 
 @bp.get("/healthz")
 def healthz():
-    """Answer a liveness probe with plain "ok"."""
+    """A liveness probe."""
     return "ok", 200, {"Content-Type": "text/plain; charset=utf-8"}
+
+
+@bp.post("/rooms")
+def create_room():
+    """Create a room, seat its creator and go to it."""
+    room, secret = services().rooms.create("friend")
+    response = redirect(url_for("pages.room", room_id=room.id), 303)
+    _set_seat_cookie(response, room.id, secret)
+    return response
+
+
+@bp.get("/r/<room_id>")
+def room(room_id: str):
+    """The table for a seated browser; a join, full or missing page for the others."""
+    found, seat = seated(room_id)
+    if found is None:
+        return render_template("missing.html"), 404
+    if seat is None:
+        if found.full:
+            return render_template("full.html"), 403
+        return render_template("join.html", room_id=room_id)
+    tv = table_view(found, seat, _opponent_here(found.id, seat))
+    if request.headers.get("HX-Request"):
+        return render_table(tv, selected=_selected())
+    tab = new_tab()
+    return render_template("room.html", tv=tv, tab=tab, table=render_table(tv, oob=False))
+
+
+@bp.post("/r/<room_id>/join")
+def join(room_id: str):
+    """Take the guest seat if it is free (or get one's own seat back)."""
+    if not ROOM_ID.fullmatch(room_id):
+        return render_template("missing.html"), 404
+    try:
+        found, seat, secret = services().rooms.join(room_id, _secret(room_id))
+    except RoomError:
+        return render_template("missing.html"), 404
+    if seat is None:
+        return render_template("full.html"), 403
+    target = url_for("pages.room", room_id=room_id)
+    response = redirect(target, 303)
+    if request.headers.get("HX-Request"):
+        response = make_response("", 200, {"HX-Redirect": target})
+    _set_seat_cookie(response, room_id, secret)
+    services().push_others(found, seat)
+    return response
+
+
+@bp.post("/r/<room_id>/<action>")
+def act(room_id: str, action: str):
+    """A seat's move or new-round answer: refused with a clear message, or done and pushed."""
+    if action not in ROOM_ACTIONS:
+        abort(404)
+    found, seat = seated(room_id)
+    if found is None:
+        return render_template("missing.html"), 404
+    if seat is None:
+        return _refuse(None, "not-seated", 403)
+    hub = services().hub
+    tab = request.headers.get("X-Tab") or request.form.get("tab")
+    if not hub.is_live(room_id, seat, tab):
+        if hub.live(room_id, seat) is not None:
+            return render_superseded(refusal("superseded")), 409
+        return _refuse(found, "not-connected", 409, seat)
+    try:
+        seq = int(request.form.get("seq", ""))
+    except ValueError:
+        return _refuse(found, "bad-seq", 400, seat)
+    try:
+        after = services().rooms.act(room_id, seat, action, request.form, hub.present(room_id), seq)
+    except RoomError as error:
+        return _refuse(services().rooms.get(room_id), error.code, error.status, seat)
+    except IllegalMove as error:
+        return _refuse(found, error.rule, 409, seat)
+    services().push_others(after, seat)
+    return render_table(table_view(after, seat, _opponent_here(room_id, seat)))
+
+
+@bp.get("/r/<room_id>/record.jsonl")
+def record(room_id: str):
+    """The finished rounds of the room, one record per line, for its seated players."""
+    found, seat = seated(room_id)
+    if found is None or seat is None:
+        abort(404)
+    finished = services().rooms.finished_rounds(room_id)
+    if not finished:
+        return Response(refusal("no-finished-round") + "\n", 404, mimetype="text/plain")
+    names = ["player 1", "player 2"] if found.kind == "friend" else ["player", "computer"]
+    body = "".join(dumps(to_record(state, names)) + "\n" for state in finished)
+    headers = {"Content-Disposition": f'attachment; filename="domino-{room_id[:8]}.jsonl"'}
+    return Response(body, mimetype="application/jsonl", headers=headers)
+
+
+def seated(room_id: str):
+    """The room (None if unknown) and the seat this browser holds in it (or None)."""
+    if not ROOM_ID.fullmatch(room_id):
+        return None, None
+    found = services().rooms.get(room_id)
+    if found is None:
+        return None, None
+    return found, found.seat_of(_secret(room_id))
+
+
+def _secret(room_id: str) -> str | None:
+    return request.cookies.get(COOKIE)
+
+
+def _opponent_here(room_id: str, seat: int) -> bool:
+    return (1 - seat) in services().hub.present(room_id)
+
+
+def _selected() -> Tile | None:
+    try:
+        return Tile.parse(request.args.get("select", ""))
+    except ValueError:
+        return None
+
+
+def _refuse(found, code: str, status: int, seat: int | None = None):
+    """A refusal: the message, and the seat's current table so the page is right again."""
+    message = refusal(code)
+    if found is None or seat is None:
+        return render_template("partials/notice.html", notice=message, alone=True), status
+    tv = table_view(found, seat, _opponent_here(found.id, seat))
+    return render_table(tv, notice=message), status
+
+
+def _set_seat_cookie(response, room_id: str, secret: str) -> None:
+    """The seat's secret, for this room's pages only, never readable by scripts."""
+    response.set_cookie(
+        COOKIE,
+        secret,
+        max_age=IDLE_SECONDS * 4,
+        path=f"/r/{room_id}",
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure,
+    )

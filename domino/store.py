@@ -1,0 +1,105 @@
+"""SQLite storage: rooms and an append-only event log per room, `(room, seq)` keyed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from sqlite_utils import Database, Migrations
+
+migrations = Migrations("domino")
+
+
+@migrations()
+def m001_rooms_and_events(db: Database) -> None:
+    """Rooms, and the events of each room in order."""
+    db["rooms"].create({"id": str, "kind": str, "created_at": float, "touched_at": float}, pk="id")
+    db["rooms"].create_index(["touched_at"])
+    db["events"].create(
+        {"room": str, "seq": int, "type": str, "data": str, "at": float},
+        pk=("room", "seq"),
+        foreign_keys=[("room", "rooms", "id")],
+    )
+
+
+class Conflict(Exception):
+    """The event number is already taken: somebody else wrote first."""
+
+
+class Store:
+    """One SQLite file in WAL mode with full sync; every append is committed on return."""
+
+    def __init__(self, path: str | Path) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        self.db = Database(conn)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        with self._lock:
+            migrations.apply(self.db)
+
+    def create_room(self, room: str, kind: str, events: list[tuple[str, dict]]) -> None:
+        """Create a room with its first events, all in one transaction."""
+        now = time.time()
+        with self._lock, self.db.atomic():
+            self.db["rooms"].insert(
+                {"id": room, "kind": kind, "created_at": now, "touched_at": now}
+            )
+            self._insert(room, 1, events, now)
+
+    def append(self, room: str, seq: int, events: list[tuple[str, dict]]) -> None:
+        """Append events numbered from `seq`; raise Conflict if `seq` is taken."""
+        now = time.time()
+        try:
+            with self._lock, self.db.atomic():
+                self._insert(room, seq, events, now)
+                self.db.execute("UPDATE rooms SET touched_at = ? WHERE id = ?", [now, room])
+        except sqlite3.IntegrityError as error:
+            raise Conflict(f"room {room} already has event {seq}") from error
+
+    def _insert(self, room: str, seq: int, events, now: float) -> None:
+        rows = [
+            {"room": room, "seq": seq + i, "type": kind, "data": json.dumps(data), "at": now}
+            for i, (kind, data) in enumerate(events)
+        ]
+        self.db["events"].insert_all(rows)
+
+    def kind(self, room: str) -> str | None:
+        """The room's kind, or None if there is no such room."""
+        with self._lock:
+            rows = list(self.db.query("SELECT kind FROM rooms WHERE id = ?", [room]))
+        return rows[0]["kind"] if rows else None
+
+    def load(self, room: str) -> list[tuple[int, str, dict]]:
+        """Every event of the room in order, as (seq, type, data)."""
+        sql = "SELECT seq, type, data FROM events WHERE room = ? ORDER BY seq"
+        with self._lock:
+            rows = list(self.db.query(sql, [room]))
+        return [(r["seq"], r["type"], json.loads(r["data"])) for r in rows]
+
+    def purge(self, idle_seconds: float, now: float | None = None) -> list[str]:
+        """Delete rooms idle for longer than `idle_seconds`; return their ids."""
+        cutoff = (time.time() if now is None else now) - idle_seconds
+        with self._lock, self.db.atomic():
+            idle = self.db.query("SELECT id FROM rooms WHERE touched_at < ?", [cutoff])
+            ids = [row["id"] for row in idle]
+            for room in ids:
+                self.db.execute("DELETE FROM events WHERE room = ?", [room])
+                self.db.execute("DELETE FROM rooms WHERE id = ?", [room])
+        return ids
+
+    def touch(self, room: str, when: float) -> None:
+        """Set when a room was last active (for tests and imports)."""
+        with self._lock, self.db.atomic():
+            self.db.execute("UPDATE rooms SET touched_at = ? WHERE id = ?", [when, room])
+
+    def close(self) -> None:
+        """Close the database file."""
+        with self._lock:
+            self.db.conn.close()

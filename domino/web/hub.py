@@ -1,0 +1,91 @@
+"""Live connections: which tab holds each seat's socket, and pushing to it."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+
+
+def new_tab() -> str:
+    """A tab id: when the page was served, then randomness; later tabs sort higher."""
+    return f"{time.time_ns()}.{secrets.token_hex(8)}"
+
+
+def tab_time(tab: str) -> int:
+    """When a tab id was issued (0 if it is malformed)."""
+    head = tab.split(".", 1)[0]
+    return int(head) if head.isdigit() and len(head) < 25 else 0
+
+
+@dataclass(eq=False)
+class Connection:
+    """One open socket of a seat's tab; `send` is safe from any thread."""
+
+    ws: object
+    tab: str
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def send(self, text: str) -> bool:
+        """Send one message; False if the socket is gone."""
+        try:
+            with self.lock:
+                self.ws.send(text)
+            return True
+        except Exception:
+            return False
+
+    def close(self) -> None:
+        """Close the socket normally, so the page does not reconnect."""
+        try:
+            with self.lock:
+                self.ws.close(reason=1000, message="replaced by another tab")
+        except Exception:
+            pass
+
+
+class Superseded(Exception):
+    """A newer tab already holds this seat."""
+
+
+class Hub:
+    """Per room and seat, the one live connection (the newest tab wins)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: dict[tuple[str, int], Connection] = {}
+
+    def attach(self, room: str, seat: int, conn: Connection) -> Connection | None:
+        """Make `conn` the seat's live connection; return the one it replaces."""
+        with self._lock:
+            current = self._live.get((room, seat))
+            if current is not None and tab_time(conn.tab) < tab_time(current.tab):
+                raise Superseded(conn.tab)
+            self._live[(room, seat)] = conn
+            return current if current is not None and current is not conn else None
+
+    def detach(self, room: str, seat: int, conn: Connection) -> bool:
+        """Forget `conn` if it is still the live one; True if it was."""
+        with self._lock:
+            if self._live.get((room, seat)) is conn:
+                del self._live[(room, seat)]
+                return True
+            return False
+
+    def live(self, room: str, seat: int) -> Connection | None:
+        """The seat's live connection, if any."""
+        return self._live.get((room, seat))
+
+    def is_live(self, room: str, seat: int, tab: str | None) -> bool:
+        """True when `tab` holds the seat's live connection."""
+        conn = self._live.get((room, seat))
+        return conn is not None and tab is not None and conn.tab == tab
+
+    def present(self, room: str) -> frozenset[int]:
+        """The seats of `room` with a live connection."""
+        return frozenset(seat for seat in (0, 1) if (room, seat) in self._live)
+
+    def count(self) -> int:
+        """How many live connections there are."""
+        return len(self._live)

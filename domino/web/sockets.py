@@ -1,0 +1,51 @@
+"""The websocket of a seat: it sends the whole table on connect, then only pushes."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, request
+from flask_sock import Sock
+
+from ..rooms import table_view
+from .hub import Connection, Superseded
+from .pages import seated
+from .render import render_superseded, render_table
+
+bp = Blueprint("sockets", __name__)
+sock = Sock()
+
+
+@bp.before_request
+def check_origin_and_seat():
+    """Refuse the handshake from a foreign page (403) or a browser without a seat."""
+    origin = request.headers.get("Origin")
+    if origin is None or origin.rstrip("/") != request.host_url.rstrip("/"):
+        abort(403)
+    room_id = request.view_args.get("room_id", "")
+    found, seat = seated(room_id)
+    if found is None or seat is None:
+        abort(403)
+
+
+@sock.route("/r/<room_id>/ws", bp=bp)
+def table(ws, room_id: str):
+    """Hold the seat's live connection until it closes or a newer tab takes over."""
+    services = current_app.extensions["domino"]
+    _room, seat = seated(room_id)
+    conn = Connection(ws, request.args.get("tab", ""))
+    try:
+        replaced = services.hub.attach(room_id, seat, conn)
+    except Superseded:
+        conn.send(render_superseded())
+        return
+    if replaced is not None:
+        replaced.send(render_superseded())
+        replaced.close()
+    room = services.rooms.get(room_id)
+    conn.send(render_table(table_view(room, seat, (1 - seat) in services.hub.present(room_id))))
+    services.push_others(room, seat)
+    try:
+        while ws.connected:
+            ws.receive(timeout=60)  # the page sends nothing; this only notices the close
+    finally:
+        if services.hub.detach(room_id, seat, conn):
+            services.push_others(services.rooms.get(room_id), seat)

@@ -200,24 +200,30 @@ class Rooms:
         self.store = store
         self.rng = rng or secrets.SystemRandom()
         self._cache: dict[str, Room] = {}
-        self._locks: dict[str, threading.Lock] = {}
+        self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
 
-    def lock(self, room_id: str) -> threading.Lock:
-        """The lock that makes one writer per room."""
+    def lock(self, room_id: str) -> threading.RLock:
+        """The lock that makes one writer per room (re-entrant, so pushes can hold it)."""
         with self._guard:
-            return self._locks.setdefault(room_id, threading.Lock())
+            lock = self._locks.get(room_id)
+            if lock is None:
+                lock = self._locks[room_id] = threading.RLock()
+            return lock
 
     def get(self, room_id: str) -> Room | None:
         """The room, from the cache or folded from the store; None if unknown."""
         room = self._cache.get(room_id)
-        if room is None:
-            kind = self.store.kind(room_id)
-            if kind is None:
-                return None
-            room = fold(room_id, kind, self.store.load(room_id))
-            self._cache[room_id] = room
-        return room
+        if room is not None:
+            return room
+        with self.lock(room_id):  # a fold must not overwrite a newer commit
+            room = self._cache.get(room_id)
+            if room is None:
+                kind = self.store.kind(room_id)
+                if kind is None:
+                    return None
+                room = self._cache[room_id] = fold(room_id, kind, self.store.load(room_id))
+            return room
 
     def create(self, kind: str = "friend") -> tuple[Room, str]:
         """A new room with its creator in seat 0 and the first deal; returns the secret."""
@@ -255,6 +261,8 @@ class Rooms:
         removed = self.store.purge(idle_seconds, now)
         for room_id in removed:
             self.evict(room_id)
+            with self._guard:
+                self._locks.pop(room_id, None)
         return removed
 
     def finished_rounds(self, room_id: str) -> list[game.State]:

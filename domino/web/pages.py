@@ -88,7 +88,8 @@ def join(room_id: str):
     if request.headers.get("HX-Request"):
         response = make_response("", 200, {"HX-Redirect": target})
     _set_seat_cookie(response, room_id, secret)
-    services().push_others(found, seat)
+    with services().rooms.lock(room_id):
+        services().push_others(found, seat)
     return response
 
 
@@ -112,13 +113,15 @@ def act(room_id: str, action: str):
         seq = int(request.form.get("seq", ""))
     except ValueError:
         return _refuse(found, "bad-seq", 400, seat)
-    try:
-        after = services().rooms.act(room_id, seat, action, request.form, hub.present(room_id), seq)
-    except RoomError as error:
-        return _refuse(services().rooms.get(room_id), error.code, error.status, seat)
-    except IllegalMove as error:
-        return _refuse(found, error.rule, 409, seat)
-    services().push_others(after, seat)
+    rooms = services().rooms
+    with rooms.lock(room_id):  # pushes leave in the order the moves were made
+        try:
+            after = rooms.act(room_id, seat, action, request.form, hub.present(room_id), seq)
+        except RoomError as error:
+            return _refuse(rooms.get(room_id), error.code, error.status, seat)
+        except IllegalMove as error:
+            return _refuse(found, error.rule, 409, seat)
+        services().push_others(after, seat)
     return render_table(table_view(after, seat, _opponent_here(room_id, seat)))
 
 

@@ -40,12 +40,15 @@ def table(ws, room_id: str):
     if replaced is not None:
         replaced.send(render_superseded())
         replaced.close()
-    room = services.rooms.get(room_id)
-    conn.send(render_table(table_view(room, seat, (1 - seat) in services.hub.present(room_id))))
-    services.push_others(room, seat)
+    with services.rooms.lock(room_id):
+        room = services.rooms.get(room_id)
+        present = services.hub.present(room_id)
+        conn.send(render_table(table_view(room, seat, (1 - seat) in present)))
+        services.push_others(room, seat)
     try:
         while ws.connected:
             ws.receive(timeout=60)  # the page sends nothing; this only notices the close
     finally:
         if services.hub.detach(room_id, seat, conn):
-            services.push_others(services.rooms.get(room_id), seat)
+            with services.rooms.lock(room_id):
+                services.push_others(services.rooms.get(room_id), seat)

@@ -213,6 +213,8 @@ class Rooms:
 
     def get(self, room_id: str) -> Room | None:
         """The room, from the cache or folded from the store; None if unknown."""
+        if self.store.changed_elsewhere():  # e.g. `flask purge-rooms` in another process
+            self._cache.clear()
         room = self._cache.get(room_id)
         if room is not None:
             return room

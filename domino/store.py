@@ -43,6 +43,17 @@ class Store:
         self.db.execute("PRAGMA foreign_keys=ON")
         with self._lock:
             migrations.apply(self.db)
+            self._version = self._data_version()
+
+    def _data_version(self) -> int:
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
+
+    def changed_elsewhere(self) -> bool:
+        """True if another connection (another process) wrote since the last call."""
+        with self._lock:
+            version = self._data_version()
+            changed, self._version = version != self._version, version
+        return changed
 
     def create_room(self, room: str, kind: str, events: list[tuple[str, dict]]) -> None:
         """Create a room with its first events, all in one transaction."""

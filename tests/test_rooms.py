@@ -238,3 +238,13 @@ def test_the_table_view_carries_the_seat_view_and_the_room_facts(rooms):
     assert tv.seat == 0 and not tv.guest_joined and tv.waiting and not tv.active
     assert tv.game.hand == room.round.hands[0]
     assert not hasattr(tv, "round") and not hasattr(tv.game, "boneyard")
+
+
+def test_the_cache_follows_writes_from_another_process(rooms, tmp_path):
+    room, _ = rooms.create()
+    assert rooms.get(room.id) is not None
+    elsewhere = Store(tmp_path / "rooms.sqlite3")
+    elsewhere.touch(room.id, 0.0)
+    assert elsewhere.purge(60) == [room.id]
+    elsewhere.close()
+    assert rooms.get(room.id) is None

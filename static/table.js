@@ -67,4 +67,17 @@
       selected.click(); // asks the server for the table without a selection
     }
   });
+
+  // A pushed table replaces the focused button: put focus back on the one with the same id.
+  var focusedId = null;
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    var active = document.activeElement;
+    focusedId = active && active !== document.body ? active.id || null : null;
+  });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    if (!focusedId || (document.activeElement && document.activeElement.id === focusedId)) return;
+    var again = document.getElementById(focusedId);
+    if (again && !again.disabled) again.focus({ preventScroll: true });
+    focusedId = null;
+  });
 })();

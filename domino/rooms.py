@@ -75,6 +75,7 @@ class TableView:
     guest_joined: bool
     opponent_connected: bool
     request: str | None
+    live: bool
     active: bool
 
     @property
@@ -172,8 +173,8 @@ def _game_action(action: str, params: dict):
     return Play(tile, end)
 
 
-def table_view(room: Room, seat: int, opponent_connected: bool) -> TableView:
-    """What `seat` sees of `room`."""
+def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = True) -> TableView:
+    """What `seat` sees of `room`; `live` is False until the page's own socket is open."""
     view = seat_view(room.round, seat)
     request = None
     if room.request is not None:
@@ -189,7 +190,8 @@ def table_view(room: Room, seat: int, opponent_connected: bool) -> TableView:
         guest_joined=room.full,
         opponent_connected=connected,
         request=request,
-        active=connected and view.my_turn,
+        live=live,
+        active=connected and live and view.my_turn,
     )
 
 
@@ -218,12 +220,12 @@ class Rooms:
         room = self._cache.get(room_id)
         if room is not None:
             return room
+        kind = self.store.kind(room_id)
+        if kind is None:
+            return None  # nothing is kept for made-up ids
         with self.lock(room_id):  # a fold must not overwrite a newer commit
             room = self._cache.get(room_id)
             if room is None:
-                kind = self.store.kind(room_id)
-                if kind is None:
-                    return None
                 room = self._cache[room_id] = fold(room_id, kind, self.store.load(room_id))
             return room
 
@@ -236,6 +238,7 @@ class Rooms:
 
     def join(self, room_id: str, secret: str | None) -> tuple[Room, int | None, str | None]:
         """Seat a browser: its own seat back, else the free guest seat, else none."""
+        self._require(room_id)  # no lock is made for a made-up id
         with self.lock(room_id):
             room = self._require(room_id)
             seat = room.seat_of(secret)
@@ -247,6 +250,7 @@ class Rooms:
 
     def act(self, room_id: str, seat: int, action: str, params: dict, present, seq) -> Room:
         """Carry out one seat's action if it is legal and `seq` is the room's latest."""
+        self._require(room_id)
         with self.lock(room_id):
             room = self._require(room_id)
             if seq != room.seq:

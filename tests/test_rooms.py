@@ -248,3 +248,14 @@ def test_the_cache_follows_writes_from_another_process(rooms, tmp_path):
     assert elsewhere.purge(60) == [room.id]
     elsewhere.close()
     assert rooms.get(room.id) is None
+
+
+def test_made_up_room_ids_leave_nothing_behind(rooms):
+    for number in range(50):
+        made_up = f"{number:022d}"
+        assert rooms.get(made_up) is None
+        with pytest.raises(RoomError):
+            rooms.join(made_up, None)
+        with pytest.raises(RoomError):
+            rooms.act(made_up, 0, "draw", {}, {0, 1}, 1)
+    assert rooms._locks == {} and rooms._cache == {}

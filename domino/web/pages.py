@@ -65,9 +65,10 @@ def room(room_id: str):
         if found.full:
             return render_template("full.html"), 403
         return render_template("join.html", room_id=room_id)
-    tv = table_view(found, seat, _opponent_here(found.id, seat))
+    here = _opponent_here(found.id, seat)
     if request.headers.get("HX-Request"):
-        return render_table(tv, selected=_selected())
+        return render_table(table_view(found, seat, here), selected=_selected())
+    tv = table_view(found, seat, here, live=False)  # inert until its socket is open
     tab = new_tab()
     return render_template("room.html", tv=tv, tab=tab, table=render_table(tv, oob=False))
 

@@ -1,0 +1,324 @@
+"""Two friends at one table, in two real browsers (SPEC §3, §5), using only the §7.3 hooks.
+
+Every move is made by clicking, and every wait is on the DOM (or on a websocket frame):
+after a move, both pages must show something new before the next move is looked for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+from playwright.sync_api import Page, expect
+
+from domino.tiles import Tile
+
+TIMEOUT_MS = 10_000
+MAX_MOVES = 120  # a round has at most 14 draws, 28 plays and a few passes
+
+# One JSON snapshot of what a page shows through the §7.3 hooks.
+VIEW_JS = """(() => {
+  const one = (selector) => document.querySelector(selector);
+  const tiles = (selector) =>
+    [...document.querySelectorAll(selector)].map((el) => el.getAttribute('data-tile'));
+  const text = (selector) => (one(selector) ? one(selector).textContent.trim() : null);
+  const attr = (selector, name) => (one(selector) ? one(selector).getAttribute(name) : null);
+  const result = one('[data-result]');
+  return {
+    chain: tiles('[data-chain] [data-tile]'),
+    hand: tiles('[data-hand] [data-tile]'),
+    playable: tiles('[data-hand] [data-tile][data-playable]'),
+    opponentCount: text('[data-opponent-count]'),
+    boneyardCount: text('[data-boneyard-count]'),
+    turn: attr('[data-turn]', 'data-turn'),
+    connected: attr('[data-opponent-connected]', 'data-opponent-connected'),
+    result: result
+      ? {winner: result.getAttribute('data-winner'), points: result.getAttribute('data-points')}
+      : null,
+    opponentHand: tiles('[data-opponent-hand] [data-tile]'),
+  };
+})()"""
+# The part of a view that every move changes on both pages.
+SIGNATURE_JS = f"""(() => {{
+  const view = {VIEW_JS};
+  return JSON.stringify([view.chain, view.hand, view.opponentCount, view.boneyardCount,
+                         view.turn, view.result]);
+}})()"""
+
+PLAYABLE = "[data-hand] [data-tile][data-playable]"
+DRAW_OR_PASS = '[data-action="draw"]:enabled, [data-action="pass"]:enabled'
+
+
+@dataclass
+class Seat:
+    """A player's page, with every websocket frame it received (handler set before loading)."""
+
+    name: str
+    page: Page
+    sockets: list[list[str]] = field(default_factory=list)
+    on_frame: object = None
+
+    def __post_init__(self) -> None:
+        self.page.on("websocket", self._opened)
+
+    def _opened(self, ws) -> None:
+        frames: list[str] = []
+        self.sockets.append(frames)
+
+        def received(payload) -> None:
+            text = payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
+            frames.append(text)
+            if self.on_frame is not None:
+                self.on_frame(text)
+
+        ws.on("framereceived", received)
+
+    def view(self) -> dict:
+        """What the page shows now, through the §7.3 hooks."""
+        return self.page.evaluate(VIEW_JS)
+
+    def signature(self) -> str:
+        return self.page.evaluate(SIGNATURE_JS)
+
+    def live_sockets(self) -> int:
+        """How many of the page's sockets have received the server's first table."""
+        return sum(1 for frames in self.sockets if frames)
+
+    def wait_live(self, more_than: int = 0) -> None:
+        """Wait until a socket beyond the first `more_than` has received its first frame.
+
+        The server sends a seat its table only once the seat's socket is attached, so this
+        is the moment the seat may act. Polls via Playwright, which delivers the events.
+        """
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while self.live_sockets() <= more_than:
+            assert time.monotonic() < deadline, f"{self.name}: no websocket frame arrived"
+            self.page.wait_for_timeout(25)
+
+    def wait_changed(self, before: str, what: str) -> None:
+        """Wait until the page shows something other than the signature `before`."""
+        try:
+            self.page.wait_for_function(
+                f"(before) => {SIGNATURE_JS} !== before", arg=before, timeout=TIMEOUT_MS
+            )
+        except Exception as error:
+            raise AssertionError(
+                f"{self.name}'s page did not change after {what}; it shows {self.view()}"
+            ) from error
+
+
+def open_seat(name: str, context, url: str | None = None, **kwargs) -> Seat:
+    seat = Seat(name, context.new_page(), **kwargs)
+    if url is not None:
+        seat.page.goto(url)
+    return seat
+
+
+def create_room(context, base_url: str) -> tuple[Seat, str]:
+    """The creator's seat and the invitation URL."""
+    host = open_seat("A", context, base_url)
+    host.page.locator('[data-action="create-room"]').first.click()
+    invite = host.page.locator("[data-invite]")
+    expect(invite).to_be_visible()
+    url = invite.input_value() or invite.get_attribute("href")
+    assert url and url.startswith("http://127.0.0.1:"), f"invitation link is {url!r}"
+    expect(host.page.locator('[data-action="copy-invite"]')).to_have_count(1)
+    host.wait_live()
+    return host, url
+
+
+def join_room(context, invite: str, **kwargs) -> Seat:
+    """The guest's seat: opening the invitation takes the seat and shows the table."""
+    guest = open_seat("B", context, invite, **kwargs)
+    expect(guest.page.locator("[data-hand] [data-tile]")).to_have_count(7)
+    guest.wait_live()
+    return guest
+
+
+def room_id_of(invite: str) -> str:
+    return urlparse(invite).path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def expect_both_connected(*seats: Seat) -> None:
+    for seat in seats:
+        expect(seat.page.locator('[data-opponent-connected="true"]')).to_have_count(1)
+
+
+def over(seats) -> bool:
+    return all(seat.view()["result"] is not None for seat in seats)
+
+
+def take_turn(seats: list[Seat]) -> str:
+    """Make the one move due, by clicking, and wait until both pages show it."""
+    views = {seat.name: seat.view() for seat in seats}
+    movers = [seat for seat in seats if views[seat.name]["turn"] == "you"]
+    assert len(movers) == 1, f"exactly one page should say it is its turn: {views}"
+    mover = movers[0]
+    page = mover.page
+    before = {seat.name: seat.signature() for seat in seats}
+    if views[mover.name]["playable"]:
+        tile = page.locator(PLAYABLE).first
+        label = tile.get_attribute("data-tile")
+        tile.click()
+        # Either the tile is laid at once, or the fitting ends are offered.
+        page.wait_for_function(
+            f"(before) => document.querySelector('[data-end]') || {SIGNATURE_JS} !== before",
+            arg=before[mover.name],
+            timeout=TIMEOUT_MS,
+        )
+        ends = page.locator("[data-end]")
+        if ends.count():
+            end = ends.first.get_attribute("data-end")
+            ends.first.click()
+            what = f"{mover.name} plays {label} at the {end} end"
+        else:
+            what = f"{mover.name} plays {label}"
+    else:
+        button = page.locator(DRAW_OR_PASS).filter(visible=True)
+        expect(button, f"{mover.name} has no playable tile, draw nor pass").to_have_count(1)
+        what = f"{mover.name} clicks {button.get_attribute('data-action')}"
+        button.click()
+    for seat in seats:
+        seat.wait_changed(before[seat.name], what)
+    return what
+
+
+def play_round(seats: list[Seat], after_move=None) -> list[str]:
+    """Click through the round until both pages show the result."""
+    moves = []
+    while not over(seats):
+        assert len(moves) < MAX_MOVES, f"the round does not end: {moves[-10:]}"
+        moves.append(take_turn(seats))
+        if after_move is not None:
+            after_move(len(moves))
+    return moves
+
+
+def laid(line) -> list[str]:
+    return [str(tile) for tile in line]
+
+
+def test_two_friends_play_a_whole_round_with_a_reload(server, open_context):
+    host, invite = create_room(open_context(), server.url)
+    guest = join_room(open_context(), invite)
+    expect_both_connected(host, guest)
+    room_id = room_id_of(invite)
+    seats = [host, guest]
+    reloaded = []
+
+    def reload_guest(moves: int) -> None:
+        if moves != 6 or over(seats):
+            return
+        before = guest.view()
+        sockets = guest.live_sockets()
+        guest.page.reload()
+        expect(guest.page.locator("[data-hand] [data-tile]")).to_have_count(len(before["hand"]))
+        guest.wait_live(more_than=sockets)
+        expect_both_connected(host, guest)
+        after = guest.view()
+        assert after["chain"] == before["chain"], "the line changed across the reload"
+        assert after["hand"] == before["hand"], "the hand changed across the reload"
+        assert after["turn"] == before["turn"]
+        reloaded.append(after["chain"])
+
+    moves = play_round(seats, reload_guest)
+    assert reloaded, f"the round ended before the reload: {moves}"
+
+    state = server.services.rooms.get(room_id).round
+    assert state.over
+    views = [host.view(), guest.view()]
+    for seat, view in enumerate(views):
+        assert view["chain"] == laid(state.line), f"seat {seat} shows another line"
+        assert view["opponentHand"] == [str(t) for t in state.hands[1 - seat]]
+    winners = sorted(view["result"]["winner"] for view in views)
+    assert winners in (["opponent", "you"], ["draw", "draw"]), winners
+    assert views[0]["result"]["points"] == views[1]["result"]["points"]
+    for seat, view in enumerate(views):
+        if state.hands[1 - seat]:
+            assert view["opponentHand"], f"seat {seat} is not shown the other hand"
+
+
+TILE_ATTR = re.compile(r'(?:data-tile|aria-label)\s*=\s*"(\d+)-(\d+)"')
+# Any other tile-like text ("2-5" in a JSON value, a query string, a sentence), but not
+# pieces of tokens and ids, which contain letters, digits, dots, dashes and underscores.
+TILE_TEXT = re.compile(r"(?<![\w.%-])([0-6])-([0-6])(?![\w.%-])")
+
+
+def tiles_in(text: str) -> set[Tile]:
+    found = TILE_ATTR.findall(text) + TILE_TEXT.findall(text)
+    return {Tile(int(a), int(b)) for a, b in found}
+
+
+def test_a_seat_never_sees_hidden_tiles_in_page_or_socket_frames(server, open_context):
+    host, invite = create_room(open_context(), server.url)
+    room_id = room_id_of(invite)
+    captured: list[tuple[str, str, frozenset[Tile]]] = []
+
+    def capture(kind: str, text: str) -> None:
+        """Keep `text` with the tiles the guest must not see at this moment."""
+        state = server.services.rooms.get(room_id).round
+        hidden = frozenset() if state.over else frozenset((*state.hands[0], *state.boneyard))
+        captured.append((kind, text, hidden))
+
+    guest = join_room(open_context(), invite, on_frame=lambda text: capture("frame", text))
+    expect_both_connected(host, guest)
+    capture("page", guest.page.content())
+    play_round([host, guest], lambda _moves: capture("page", guest.page.content()))
+
+    checked = {"frame": 0, "page": 0}
+    for kind, text, hidden in captured:
+        if not hidden:
+            continue  # captured once the round was over: both hands are shown
+        checked[kind] += 1
+        leaked = tiles_in(text) & hidden
+        assert not leaked, f"the guest's {kind} shows hidden tiles {sorted(leaked)}:\n{text}"
+    assert checked["frame"] > 10, f"only {checked} captures were made while the round was on"
+    assert checked["page"] > 10, f"only {checked} captures were made while the round was on"
+
+    # The same extraction does find the host's tiles once they may be shown.
+    state = server.services.rooms.get(room_id).round
+    assert state.over
+    final = guest.page.content()
+    assert set(state.hands[0]) <= tiles_in(final), "the host's hand is not shown at the end"
+
+
+def test_a_second_tab_takes_over(server, open_context):
+    host_context = open_context()
+    host, invite = create_room(host_context, server.url)
+    guest = join_room(open_context(), invite)
+    expect_both_connected(host, guest)
+
+    second = open_seat("A (second tab)", host_context, invite)
+    expect(second.page.locator("[data-hand] [data-tile]")).to_have_count(7)
+    second.wait_live()
+
+    first = host.page
+    expect(first.locator("[data-superseded]")).to_be_visible()
+    expect(first.locator("[data-playable]")).to_have_count(0)
+    expect(first.locator(DRAW_OR_PASS)).to_have_count(0)
+    expect_both_connected(second, guest)
+
+    # The server refuses the first tab's actions too.
+    status = first.evaluate(
+        """async (url) => {
+          const headers = JSON.parse(document.body.getAttribute('hx-headers') || '{}');
+          const response = await fetch(url, {method: 'POST', headers,
+                                             body: new URLSearchParams({seq: '0'})});
+          return response.status;
+        }""",
+        invite.rstrip("/") + "/draw",
+    )
+    assert status == 409, f"the superseded tab's draw was answered {status}"
+
+    # The second tab plays on: moves until it has made one, both pages following.
+    seats = [second, guest]
+    moves = []
+    while not any(move.startswith(second.name) for move in moves):
+        assert len(moves) < 4, moves
+        moves.append(take_turn(seats))
+    expect(first.locator("[data-superseded]")).to_be_visible()
+    expect(first.locator("[data-tile]")).to_have_count(0)
+    assert json.loads(second.signature())[0], "the second tab's line is empty after a play"

@@ -1,0 +1,369 @@
+"""Properties of the rules core over random seeded deals and random legal play."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import itertools
+import json
+import random
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from checker import check_record
+
+from domino import game, record
+from domino.events import (
+    DRAW,
+    ENDS,
+    PASS,
+    Passed,
+    Play,
+    TileDrawn,
+    TilePlayed,
+)
+from domino.rules import BLOCKED_SCORING, DEFAULT, OPENING_RULES, Rules
+from domino.tiles import Laid, Tile, pip_total
+from domino.views import seat_view
+
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+
+
+@st.composite
+def any_rules(draw) -> Rules:
+    """Any valid `Rules`: 2 to 4 seats, a hand size that fits, every option either way."""
+    max_pip = draw(st.sampled_from([6, 6, 6, 1, 2, 3, 4, 5, 7, 9]))
+    set_size = (max_pip + 1) * (max_pip + 2) // 2
+    seats = draw(st.integers(min_value=2, max_value=min(4, set_size)))
+    return Rules(
+        seats=seats,
+        hand_size=draw(st.integers(min_value=1, max_value=set_size // seats)),
+        boneyard=draw(st.booleans()),
+        opening=draw(st.sampled_from(OPENING_RULES)),
+        blocked_scoring=draw(st.sampled_from(BLOCKED_SCORING)),
+        max_pip=max_pip,
+    )
+
+
+RULES = st.one_of(st.just(DEFAULT), any_rules())
+
+
+def action_bound(rules: Rules) -> int:
+    """An upper bound on the number of actions in a round.
+
+    - plays <= set size: each play moves one tile from a hand to the line, for good;
+    - draws <= boneyard size: each draw takes one boneyard tile, for good;
+    - passes <= (seats - 1) * plays + seats: passes only come with nothing to draw, a play
+      resets the run of passes, a run shorter than `seats` is followed by a play, and the
+      run of `seats` passes ends the round.
+    """
+    return rules.set_size + rules.boneyard_size + (rules.seats - 1) * rules.set_size + rules.seats
+
+
+def play_out(rules: Rules, deal_seed: int, play_seed: int) -> list[game.State]:
+    """Every state of one round, from the deal to the end, with uniformly random legal play."""
+    state = game.start(game.deal(rules, random.Random(deal_seed)), rules)
+    rng = random.Random(play_seed)
+    states = [state]
+    bound = action_bound(rules)
+    while state.turn is not None:
+        assert len(state.moves) < bound, f"no end after {bound} actions under {rules}"
+        legal = game.legal_actions(state, state.turn)
+        assert legal, f"seat {state.turn} has nothing to do"
+        state, _ = game.step(state, state.turn, rng.choice(legal))
+        states.append(state)
+    return states
+
+
+def count(moves, kind) -> int:
+    return sum(isinstance(move, kind) for move in moves)
+
+
+# -- the round ends --------------------------------------------------------------------
+
+
+@given(RULES, SEEDS, SEEDS)
+def test_every_round_ends_within_the_bound(rules, deal_seed, play_seed):
+    states = play_out(rules, deal_seed, play_seed)
+    final = states[-1]
+    moves = final.moves
+    plays, draws, passes = (count(moves, kind) for kind in (TilePlayed, TileDrawn, Passed))
+    assert plays <= rules.set_size
+    assert draws <= rules.boneyard_size
+    assert passes <= (rules.seats - 1) * plays + rules.seats
+    assert len(moves) <= action_bound(rules)
+    assert final.turn is None and final.over
+    assert all(s.turn is not None for s in states[:-1])
+    assert game.outcome(final) is not None
+    assert all(game.outcome(s) is None for s in states[:-1])
+    assert all(game.legal_actions(final, seat) == () for seat in range(rules.seats))
+    if not rules.boneyard:
+        assert draws == 0
+
+
+@given(RULES, SEEDS, SEEDS)
+def test_a_full_turn_of_passes_ends_the_round_at_once(rules, deal_seed, play_seed):
+    for state in play_out(rules, deal_seed, play_seed):
+        trailing = 0
+        for move in reversed(state.moves):
+            if not isinstance(move, Passed):
+                break
+            trailing += 1
+        assert state.passes == trailing
+        assert (trailing >= rules.seats) == (state.over and all(state.hands))  # blocked
+        assert trailing <= rules.seats
+
+
+# -- invariants after every action ------------------------------------------------------
+
+
+@given(RULES, SEEDS, SEEDS)
+def test_tiles_are_conserved_after_every_action(rules, deal_seed, play_seed):
+    whole = list(rules.full_set())
+    for state in play_out(rules, deal_seed, play_seed):
+        held = [tile for hand in state.hands for tile in hand]
+        laid = [laid.tile for laid in state.line]
+        everything = held + laid + list(state.boneyard)
+        assert len(everything) == len(whole)
+        assert set(everything) == set(whole)
+        assert all(isinstance(tile, Tile) for tile in everything)
+        assert len(state.history) == len(state.moves)
+
+
+@given(RULES, SEEDS, SEEDS)
+def test_the_line_always_matches_and_its_ends_are_its_outer_halves(rules, deal_seed, play_seed):
+    for state in play_out(rules, deal_seed, play_seed):
+        line = state.line
+        for before, after in itertools.pairwise(line):
+            assert before.right == after.left, f"{before} then {after}"
+        if line:
+            assert state.ends == (line[0].left, line[-1].right)
+            assert state.opening is None
+        else:
+            assert state.ends is None
+            assert state.opening is not None
+        assert len(line) == count(state.moves, TilePlayed)
+
+
+@given(RULES, SEEDS, SEEDS)
+def test_replaying_the_moves_gives_an_equal_state(rules, deal_seed, play_seed):
+    for state in play_out(rules, deal_seed, play_seed):
+        again = game.replay(state.start, state.moves, rules)
+        assert again == state
+        assert hash(again) == hash(state)
+
+
+# -- what a seat may see ----------------------------------------------------------------
+
+
+def tiles_inside(value, path="view"):
+    """Every (path, tile) reachable from `value`: dataclasses, tuples, dicts, slots."""
+    if isinstance(value, Tile):
+        yield path, value
+        return
+    if isinstance(value, Laid):
+        yield path, value.tile
+        return
+    if value is None or isinstance(value, bool | int | float | str):
+        return
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            yield from tiles_inside(getattr(value, field.name), f"{path}.{field.name}")
+        return
+    if isinstance(value, tuple | list | set | frozenset):
+        for index, item in enumerate(value):
+            yield from tiles_inside(item, f"{path}[{index}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from tiles_inside(key, f"{path}.key")
+            yield from tiles_inside(item, f"{path}[{key!r}]")
+        return
+    names = [name for cls in type(value).__mro__ for name in getattr(cls, "__slots__", ())]
+    names += list(getattr(value, "__dict__", {}))
+    assert names, f"cannot look inside {path} = {value!r}"
+    for name in names:
+        yield from tiles_inside(getattr(value, name), f"{path}.{name}")
+
+
+@given(RULES, SEEDS, SEEDS)
+def test_a_seat_view_shows_only_the_seat_own_tiles_and_the_line(rules, deal_seed, play_seed):
+    for state in play_out(rules, deal_seed, play_seed):
+        laid = {laid.tile for laid in state.line}
+        boneyard = set(state.boneyard)
+        for seat in range(rules.seats):
+            view = seat_view(state, seat)
+            own = set(state.hands[seat])
+            visible = own | laid
+            if state.over:
+                visible = {tile for hand in state.hands for tile in hand} | laid
+            for path, tile in tiles_inside(view):
+                assert tile not in boneyard, f"seat {seat} sees boneyard tile {tile} at {path}"
+                assert tile in visible, f"seat {seat} sees {tile} at {path}"
+            # the public facts are there and right
+            assert view.hand == state.hands[seat]
+            assert view.line == state.line
+            assert view.ends == state.ends
+            assert view.counts == tuple(len(hand) for hand in state.hands)
+            assert view.boneyard_count == len(state.boneyard)
+            assert view.turn == state.turn
+            assert view.legal == game.legal_actions(state, seat)
+            assert view.history == state.history
+            holds_opening = state.opening is not None and state.opening in state.hands[seat]
+            assert view.opening == (state.opening if holds_opening else None)
+            if state.over:
+                assert view.hands == state.hands
+                assert view.outcome == game.outcome(state)
+            else:
+                assert view.hands is None and view.outcome is None
+        for public in state.history:
+            assert (public.tile is None) == (public.action != "play")
+
+
+# -- apply accepts exactly the legal actions ---------------------------------------------
+
+
+def candidate_events(state: game.State):
+    """Plays of every tile at both ends by every seat, draws of every tile, passes."""
+    rules = state.rules
+    for seat in range(rules.seats):
+        for tile in rules.full_set():
+            for end in ENDS:
+                yield TilePlayed(seat, tile, end)
+            yield TileDrawn(seat, tile)
+        yield Passed(seat)
+        yield TilePlayed(seat, rules.full_set()[0], "middle")
+    yield state.start  # a RoundStarted is no move
+
+
+def legal_action_of(state: game.State, event):
+    """The action `event` resolves from if it is legal now, else None."""
+    if not isinstance(event, TilePlayed | TileDrawn | Passed):
+        return None
+    legal = game.legal_actions(state, event.seat)
+    if isinstance(event, TilePlayed):
+        action = Play(event.tile, event.end)
+        return action if action in legal else None
+    if isinstance(event, TileDrawn):
+        next_tile = state.boneyard[0] if state.boneyard else None
+        return DRAW if DRAW in legal and event.tile is next_tile else None
+    return PASS if PASS in legal else None
+
+
+@settings(max_examples=50)  # about 170 candidate events at each of ~40 states: keep it quick
+@given(RULES, SEEDS, SEEDS)
+def test_apply_accepts_exactly_the_legal_actions(rules, deal_seed, play_seed):
+    for state in play_out(rules, deal_seed, play_seed):
+        reference = copy.deepcopy(state)
+        accepted = set()
+        for event in candidate_events(state):
+            action = legal_action_of(state, event)
+            try:
+                after = game.apply(state, event)
+            except game.IllegalMove as error:
+                assert action is None, f"{event} is legal but refused: {error}"
+                assert isinstance(error, ValueError)
+                assert isinstance(error.rule, str) and error.rule
+                assert str(error)
+            else:
+                assert action is not None, f"{event} is illegal but accepted"
+                assert (after, event) == game.step(state, event.seat, action)
+                assert after.moves == (*state.moves, event)
+                accepted.add((event.seat, action))
+            assert state == reference
+        if state.turn is None:
+            assert accepted == set()
+        else:
+            assert accepted == {
+                (state.turn, action) for action in game.legal_actions(state, state.turn)
+            }
+
+
+# -- the outcome ------------------------------------------------------------------------
+
+
+@given(RULES, SEEDS, SEEDS)
+def test_the_outcome_follows_from_the_final_hands(rules, deal_seed, play_seed):
+    final = play_out(rules, deal_seed, play_seed)[-1]
+    result = game.outcome(final)
+    totals = [pip_total(hand) for hand in final.hands]
+    empty = [seat for seat, hand in enumerate(final.hands) if not hand]
+    if result.reason == "domino":
+        assert empty == [result.winner]
+        last = final.moves[-1]
+        assert isinstance(last, TilePlayed) and last.seat == result.winner
+        assert result.points == sum(totals)
+    else:
+        assert result.reason == "blocked"
+        assert empty == []
+        last_moves = final.moves[-rules.seats :]
+        assert len(last_moves) == rules.seats
+        assert all(isinstance(move, Passed) for move in last_moves)
+        assert sorted(move.seat for move in last_moves) == list(range(rules.seats))
+        assert rules.boneyard is False or final.boneyard == ()
+        low = min(totals)
+        if totals.count(low) > 1:
+            assert result.winner is None and result.points == 0
+        else:
+            assert result.winner == totals.index(low)
+            others = [total for seat, total in enumerate(totals) if seat != result.winner]
+            if rules.blocked_scoring == "difference":
+                assert result.points == sum(total - low for total in others)
+            else:
+                assert result.points == sum(others)
+            assert result.points > 0
+
+
+@given(SEEDS, SEEDS)
+def test_two_seat_blocked_scores_follow_the_spec(deal_seed, play_seed):
+    final = play_out(DEFAULT, deal_seed, play_seed)[-1]
+    result = game.outcome(final)
+    a, b = (pip_total(hand) for hand in final.hands)
+    if result.reason == "blocked":
+        assert result.points == abs(a - b)
+        assert result.winner == (None if a == b else (0 if a < b else 1))
+    else:
+        assert result.points == a + b  # the winner's hand is empty
+
+
+# -- records ----------------------------------------------------------------------------
+
+
+@given(SEEDS, SEEDS)
+def test_a_default_round_record_passes_the_checker_and_reads_back(deal_seed, play_seed):
+    final = play_out(DEFAULT, deal_seed, play_seed)[-1]
+    rec = record.to_record(final, ["north", "south"])
+    assert check_record(rec) == []
+    assert record.from_record(rec) == final
+    line = record.dumps(rec)
+    assert "\n" not in line
+    assert json.loads(line) == rec
+    assert record.from_record(json.loads(line)) == final
+    assert rec["events"][0]["end"] in ENDS
+
+
+@given(any_rules(), SEEDS, SEEDS)
+def test_any_round_record_reads_back_under_its_rules(rules, deal_seed, play_seed):
+    final = play_out(rules, deal_seed, play_seed)[-1]
+    names = [f"seat{seat}" for seat in range(rules.seats)]
+    rec = record.to_record(final, names)
+    assert json.loads(record.dumps(rec)) == rec
+    assert record.from_record(json.loads(record.dumps(rec)), rules) == final
+    assert len(rec["deal"]["hands"]) == rules.seats
+    assert len(rec["deal"]["boneyard"]) == rules.boneyard_size
+
+
+@given(RULES, SEEDS)
+def test_the_opening_tile_lies_low_half_left_whichever_end_it_names(rules, deal_seed):
+    state = game.start(game.deal(rules, random.Random(deal_seed)), rules)
+    tile = state.opening
+    assert tile in state.hands[state.turn]
+    for end in ENDS:
+        after = game.apply(state, TilePlayed(state.turn, tile, end))
+        assert after.line == (Laid(tile.low, tile.high),)
+        assert after.opening is None

@@ -7,13 +7,16 @@ from random import Random
 
 from ..events import Action
 from ..views import SeatView
-from . import baseline
+from . import baseline, heuristic, search
 
 Bot = Callable[[SeatView, Random], Action]
 
 BOTS: dict[str, Bot] = {
     "random": baseline.random_bot,
     "greedy": baseline.greedy_bot,
+    "easy": heuristic.easy_bot,
+    "medium": heuristic.medium_bot,
+    "hard": search.hard_bot,
 }
 LEVELS = ("easy", "medium", "hard")
 NAMES = (*BOTS, *(level for level in LEVELS if level not in BOTS))

@@ -1,0 +1,70 @@
+"""Rule-of-thumb play: `easy` (heavy tiles, now and then a slip) and `medium`."""
+
+from __future__ import annotations
+
+from random import Random
+
+from ..events import Action, Play
+from ..views import SeatView
+from .knowledge import Knowledge, deduce
+
+
+def ends_after(view: SeatView, play: Play) -> tuple[int, int]:
+    """The open ends once `play` is laid."""
+    tile = play.tile
+    if view.ends is None:
+        return tile.low, tile.high
+    left, right = view.ends
+    if play.end == "left":
+        return tile.other_half(left), right
+    return left, tile.other_half(right)
+
+
+def score(view: SeatView, know: Knowledge, play: Play, weights: dict) -> float:
+    """How good laying `play` looks: shed weight, keep options, shut the other seat out."""
+    tile = play.tile
+    left, right = ends_after(view, play)
+    rest = [t for t in view.hand if t is not tile]
+    fits_after = sum(1 for t in rest if t.has(left) or t.has(right))
+    numbers = {n for t in rest for n in (t.low, t.high)}
+    value = weights["pips"] * tile.pips
+    value += weights["double"] * tile.is_double
+    value += weights["follow"] * min(fits_after, 3)
+    value += weights["variety"] * len(numbers)
+    shut = sum(1 for n in {left, right} if n in know.voids)
+    value += weights["void"] * shut
+    open_to_them = sum(1 for t in know.unseen if t.has(left) or t.has(right))
+    value -= weights["open"] * open_to_them
+    if not rest:
+        value += 1000  # domino
+    return value
+
+
+SLIP = 0.2  # how often `easy` plays any legal tile instead of its choice
+MEDIUM = {"pips": 1.0, "double": 4.0, "follow": 2.5, "variety": 1.0, "void": 8.0, "open": 0.6}
+EASY = {"pips": 1.0, "double": 3.0, "follow": 1.5, "variety": 0.0, "void": 0.0, "open": 0.0}
+
+
+def best_play(view: SeatView, weights: dict, rng: Random) -> Action:
+    """The legal action with the highest score (ties broken at random)."""
+    legal = view.legal
+    if len(legal) == 1 or not isinstance(legal[0], Play):
+        return legal[0]
+    know = deduce(view)
+    scored = [(score(view, know, play, weights), play) for play in legal]
+    top = max(value for value, _ in scored)
+    best = [play for value, play in scored if value == top]
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
+def medium_bot(view: SeatView, rng: Random) -> Action:
+    """Weigh pips, doubles, tiles to follow with, variety, and the other seat's voids."""
+    return best_play(view, MEDIUM, rng)
+
+
+def easy_bot(view: SeatView, rng: Random) -> Action:
+    """Lean to heavy tiles and doubles, but slip now and then."""
+    legal = view.legal
+    if len(legal) > 1 and rng.random() < SLIP:
+        return rng.choice(legal)
+    return best_play(view, EASY, rng)

@@ -2,7 +2,7 @@
 
 No Flask here. `Rooms` keeps one writer per room (a lock), the store as the record, and a
 cache of folded rooms. A room event is `(type, data)`: "seat", "deal", "play", "draw",
-"pass", "ask" (a new round requested) and "decline".
+"pass", "ask" (a new round requested), "decline" and "level" (the computer's level).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from .views import SeatView, seat_view
 IDLE_SECONDS = 7 * 24 * 3600
 MOVES = ("play", "draw", "pass")
 ROOM_ACTIONS = (*MOVES, "new-round", "accept-new-round", "decline-new-round")
+LEVELS = ("easy", "medium", "hard")
+COMPUTER = 1  # the computer's seat in a computer room
 
 
 class RoomError(Exception):
@@ -45,6 +47,12 @@ class Room:
     rounds: int
     request: int | None
     seq: int
+    level: str | None = None
+
+    @property
+    def computer_to_move(self) -> bool:
+        """True when the round waits for the computer's move."""
+        return self.kind == "computer" and self.round.turn == COMPUTER
 
     @property
     def full(self) -> bool:
@@ -77,6 +85,7 @@ class TableView:
     request: str | None
     live: bool
     active: bool
+    level: str | None = None
 
     @property
     def waiting(self) -> bool:
@@ -123,6 +132,8 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
         return replace(room, request=data["seat"], seq=seq)
     if kind == "decline":
         return replace(room, request=None, seq=seq)
+    if kind == "level":
+        return replace(room, level=data["level"], seq=seq)
     raise ValueError(f"unknown room event {kind!r}")
 
 
@@ -132,7 +143,7 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> li
     if action in MOVES:
         if not room.full:
             raise RoomError("no-guest", "Your friend has not joined yet.")
-        if other not in present:
+        if other not in present and room.kind != "computer":
             raise RoomError("opponent-away", "Wait for the other player to come back.")
         event = game.resolve(room.round, seat, _game_action(action, params))
         game.apply(room.round, event)
@@ -150,6 +161,13 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> li
             return [deal_event(rng)]
         return [("decline", {"seat": seat})]
     raise RoomError("unknown-action", f"Unknown action {action!r}.", 400)
+
+
+def level_event(level: str) -> tuple[str, dict]:
+    """The computer's level, checked."""
+    if level not in LEVELS:
+        raise RoomError("bad-level", f"Unknown level {level!r}.", 400)
+    return ("level", {"level": level})
 
 
 def deal_event(rng) -> tuple[str, dict]:
@@ -192,6 +210,7 @@ def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = Tru
         request=request,
         live=live,
         active=connected and live and view.my_turn,
+        level=room.level,
     )
 
 
@@ -229,10 +248,13 @@ class Rooms:
                 room = self._cache[room_id] = fold(room_id, kind, self.store.load(room_id))
             return room
 
-    def create(self, kind: str = "friend") -> tuple[Room, str]:
+    def create(self, kind: str = "friend", level: str = "medium") -> tuple[Room, str]:
         """A new room with its creator in seat 0 and the first deal; returns the secret."""
         room_id, secret = new_room_id(), new_secret()
-        events = [("seat", {"seat": 0, "hash": secret_hash(secret)}), deal_event(self.rng)]
+        events = [("seat", {"seat": 0, "hash": secret_hash(secret)})]
+        if kind == "computer":
+            events.append(level_event(level))
+        events.append(deal_event(self.rng))
         self.store.create_room(room_id, kind, events)
         return self.get(room_id), secret
 
@@ -257,6 +279,24 @@ class Rooms:
                 raise RoomError("stale", "The table changed meanwhile; here it is again.")
             events = decide(room, seat, action, params, present, self.rng)
             return self._commit(room, events)
+
+    def set_level(self, room_id: str, level: str) -> Room:
+        """Switch the computer's level; hands and line stay as they are."""
+        self._require(room_id)
+        with self.lock(room_id):
+            room = self._require(room_id)
+            if room.kind != "computer":
+                raise RoomError("not-computer", "Only a computer table has a level.", 400)
+            if room.level == level:
+                return room
+            return self._commit(room, [level_event(level)])
+
+    def commit_as(self, room: Room, seat: int, action) -> Room:
+        """Carry out an action chosen for `seat` by the computer (the caller holds the lock)."""
+        event = game.resolve(room.round, seat, action)
+        game.apply(room.round, event)
+        data = move_to_dict(event)
+        return self._commit(room, [(data["action"], data)])
 
     def evict(self, room_id: str) -> None:
         """Forget the cached fold of a room (it is rebuilt from the store on demand)."""

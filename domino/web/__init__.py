@@ -11,6 +11,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..rooms import IDLE_SECONDS, Room, Rooms, table_view
 from ..store import Store
+from .computer import Autoplayer
 from .hub import Hub
 from .messages import refusal
 from .render import render_table
@@ -24,6 +25,7 @@ class Services:
     def __init__(self, rooms: Rooms, hub: Hub) -> None:
         self.rooms = rooms
         self.hub = hub
+        self.autoplayer = None
 
     def push_others(self, room: Room | None, seat: int) -> None:
         """Send the other seat its own freshly rendered table, if it is connected."""
@@ -47,6 +49,7 @@ def init_app(app: Flask, rng=None) -> Services:
     app.jinja_env.install_null_translations(newstyle=True)
     store = Store(app.config["DOMINO_DB"])
     services = Services(Rooms(store, rng), Hub())
+    services.autoplayer = Autoplayer(app, services, app.config["BOT_DELAY_MS"])
     app.extensions["domino"] = services
     csrf.init_app(app)
     app.register_blueprint(pages.bp)

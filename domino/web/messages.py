@@ -27,6 +27,8 @@ REFUSALS = {
     "bad-seq": "This request is incomplete. Reload the page.",
     "unknown-action": "That is not something you can do here.",
     "no-room": "This room does not exist or has expired.",
+    "bad-level": "Choose easy, medium or hard.",
+    "not-computer": "Only a table against the computer has a level.",
     # the connection
     "not-seated": "You do not have a seat at this table.",
     "not-connected": "Your connection to the table is not open yet. Try again in a moment.",

@@ -55,6 +55,20 @@ def create_room():
     return response
 
 
+@bp.post("/computer")
+def play_computer():
+    """Create a room against the computer and go to it."""
+    level = request.form.get("level", "medium")
+    try:
+        room, secret = services().rooms.create("computer", level)
+    except RoomError as error:
+        return render_template("home.html", notice=refusal(error.code)), error.status
+    response = redirect(url_for("pages.room", room_id=room.id), 303)
+    _set_seat_cookie(response, room.id, secret)
+    services().autoplayer.nudge(room, request.host_url)
+    return response
+
+
 @bp.get("/r/<room_id>")
 def room(room_id: str):
     """The table for a seated browser; a join, full or missing page for the others."""
@@ -68,6 +82,7 @@ def room(room_id: str):
     here = _opponent_here(found.id, seat)
     if request.headers.get("HX-Request"):
         return render_table(table_view(found, seat, here), selected=_selected())
+    services().autoplayer.nudge(found, request.host_url)  # e.g. after a restart
     tv = table_view(found, seat, here, live=False)  # inert until its socket is open
     tab = new_tab()
     return render_template("room.html", tv=tv, tab=tab, table=render_table(tv, oob=False))
@@ -94,27 +109,35 @@ def join(room_id: str):
     return response
 
 
+@bp.post("/r/<room_id>/level")
+def level(room_id: str):
+    """Switch the computer's level at any moment; hands and line stay."""
+    _room, seat, refused = _acting_seat(room_id)
+    if refused is not None:
+        return refused
+    rooms = services().rooms
+    with rooms.lock(room_id):
+        try:
+            after = rooms.set_level(room_id, request.form.get("level", ""))
+        except RoomError as error:
+            return _refuse(rooms.get(room_id), error.code, error.status, seat)
+    services().autoplayer.nudge(after, request.host_url)
+    return render_table(table_view(after, seat, _opponent_here(room_id, seat)))
+
+
 @bp.post("/r/<room_id>/<action>")
 def act(room_id: str, action: str):
     """A seat's move or new-round answer: refused with a clear message, or done and pushed."""
     if action not in ROOM_ACTIONS:
         abort(404)
-    found, seat = seated(room_id)
-    if found is None:
-        return render_template("missing.html"), 404
-    if seat is None:
-        return _refuse(None, "not-seated", 403)
-    hub = services().hub
-    tab = request.headers.get("X-Tab") or request.form.get("tab")
-    if not hub.is_live(room_id, seat, tab):
-        if hub.live(room_id, seat) is not None:
-            return render_superseded(refusal("superseded")), 409
-        return _refuse(found, "not-connected", 409, seat)
+    found, seat, refused = _acting_seat(room_id)
+    if refused is not None:
+        return refused
     try:
         seq = int(request.form.get("seq", ""))
     except ValueError:
         return _refuse(found, "bad-seq", 400, seat)
-    rooms = services().rooms
+    rooms, hub = services().rooms, services().hub
     with rooms.lock(room_id):  # pushes leave in the order the moves were made
         try:
             after = rooms.act(room_id, seat, action, request.form, hub.present(room_id), seq)
@@ -123,7 +146,24 @@ def act(room_id: str, action: str):
         except IllegalMove as error:
             return _refuse(found, error.rule, 409, seat)
         services().push_others(after, seat)
+    services().autoplayer.nudge(after, request.host_url)
     return render_table(table_view(after, seat, _opponent_here(room_id, seat)))
+
+
+def _acting_seat(room_id: str):
+    """The room and seat of a browser acting from its live tab, or a refusal to send back."""
+    found, seat = seated(room_id)
+    if found is None:
+        return None, None, (render_template("missing.html"), 404)
+    if seat is None:
+        return found, None, _refuse(None, "not-seated", 403)
+    hub = services().hub
+    tab = request.headers.get("X-Tab") or request.form.get("tab")
+    if not hub.is_live(room_id, seat, tab):
+        if hub.live(room_id, seat) is not None:
+            return found, seat, (render_superseded(refusal("superseded")), 409)
+        return found, seat, _refuse(found, "not-connected", 409, seat)
+    return found, seat, None
 
 
 @bp.get("/r/<room_id>/record.jsonl")

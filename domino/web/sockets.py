@@ -45,6 +45,7 @@ def table(ws, room_id: str):
         present = services.hub.present(room_id)
         conn.send(render_table(table_view(room, seat, (1 - seat) in present)))
         services.push_others(room, seat)
+    services.autoplayer.nudge(room, request.host_url)
     try:
         while ws.connected:
             ws.receive(timeout=60)  # the page sends nothing; this only notices the close

@@ -325,7 +325,10 @@ class Table:
     # -- pages
     def _saw(self, response):
         text = response.get_data(as_text=True)
-        if response.mimetype == "text/html":
+        # A redirect's body is never shown (the browser follows it), and Werkzeug's stock
+        # body writes the target URL as link text: a random room id like "…x2-5y…" would
+        # read as a tile there.
+        if response.mimetype == "text/html" and not 300 <= response.status_code < 400:
             self.seen.append(text)
             self._read_csrf(text)
         return response

@@ -7,17 +7,31 @@ PORT ?= 8000
 DOMINO_DB ?= instance/domino.sqlite3
 DOMINO_BOT_DELAY_MS ?= 700
 
-.PHONY: run test lint fmt bench clean
+CATALOGS := $(wildcard domino/translations/*/LC_MESSAGES/messages.po)
+COMPILED := $(CATALOGS:.po=.mo)
+
+.PHONY: run test lint fmt bench clean messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q --upgrade pip && $(VENV)/bin/pip install -q -e '.[dev]' && touch $@
 
-run: $(STAMP)
+# The catalogs are compiled by the setup, never by hand (the .mo files are not in git).
+%.mo: %.po $(STAMP)
+	$(VENV)/bin/pybabel compile --statistics -i $< -o $@
+
+# Re-extract the messages after changing user-facing text, then translate the new entries.
+messages: $(STAMP)
+	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ --no-location --omit-header \
+		-o domino/translations/messages.pot .
+	$(VENV)/bin/pybabel update --no-fuzzy-matching -i domino/translations/messages.pot \
+		-d domino/translations
+
+run: $(STAMP) $(COMPILED)
 	mkdir -p instance
 	DOMINO_DB="$(DOMINO_DB)" DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" \
 		$(VENV)/bin/flask --app app run --host "$(HOST)" --port "$(PORT)"
 
-test: $(STAMP)
+test: $(STAMP) $(COMPILED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/python -m pytest

@@ -80,4 +80,15 @@
     if (again && !again.disabled) again.focus({ preventScroll: true });
     focusedId = null;
   });
+
+  // A reply and a push can cross on the way: never let an older table replace a newer one.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var detail = event.detail;
+    if (!detail || !detail.target || detail.target.id !== "table") return;
+    var incoming = detail.fragment && detail.fragment.querySelector("#table[data-seq]");
+    var shown = detail.target.getAttribute("data-seq");
+    if (incoming && shown !== null) {
+      if (Number(incoming.getAttribute("data-seq")) < Number(shown)) detail.shouldSwap = false;
+    }
+  });
 })();

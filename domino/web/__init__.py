@@ -7,6 +7,7 @@ import threading
 
 import click
 from flask import Flask, render_template
+from flask_babel import force_locale
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..rooms import IDLE_SECONDS, Room, Rooms, table_view
@@ -36,17 +37,17 @@ class Services:
         if conn is None:
             return
         tv = table_view(room, other, seat in self.hub.present(room.id))
-        conn.send(render_table(tv))
+        with force_locale(conn.locale):
+            conn.send(render_table(tv))
 
 
 def init_app(app: Flask, rng=None) -> Services:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
-    from . import pages, sockets
+    from . import i18n, pages, sockets
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25})
-    app.jinja_env.add_extension("jinja2.ext.i18n")
-    app.jinja_env.install_null_translations(newstyle=True)
+    i18n.init_app(app)
     store = Store(app.config["DOMINO_DB"])
     services = Services(Rooms(store, rng), Hub())
     services.autoplayer = Autoplayer(app, services, app.config["BOT_DELAY_MS"])

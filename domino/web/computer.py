@@ -7,6 +7,8 @@ import random
 import threading
 import time
 
+from flask_babel import force_locale
+
 from .. import bots
 from ..game import IllegalMove
 from ..rooms import COMPUTER, RoomError, table_view
@@ -77,5 +79,6 @@ class Autoplayer:
                 return
             conn = hub.live(room_id, 0)
             if conn is not None:
-                conn.send(render_table(table_view(room, 0, True)))
+                with force_locale(conn.locale):
+                    conn.send(render_table(table_view(room, 0, True)))
         self.nudge(room, base_url)  # a draw keeps the turn

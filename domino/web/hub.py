@@ -25,6 +25,7 @@ class Connection:
 
     ws: object
     tab: str
+    locale: str = "en"
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def send(self, text: str) -> bool:

@@ -21,6 +21,7 @@ from ..record import dumps, to_record
 from ..rooms import IDLE_SECONDS, ROOM_ACTIONS, RoomError, table_view
 from ..tiles import Tile
 from .hub import new_tab
+from .i18n import chosen_language
 from .messages import refusal
 from .render import render_superseded, render_table
 
@@ -38,6 +39,12 @@ def services():
 def home():
     """The home page."""
     return render_template("home.html")
+
+
+@bp.get("/help")
+def help_page():
+    """The rules, the controls and some tips, in the page's language."""
+    return render_template(f"help/{chosen_language()}.html")
 
 
 @bp.get("/healthz")

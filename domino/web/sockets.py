@@ -7,6 +7,7 @@ from flask_sock import Sock
 
 from ..rooms import table_view
 from .hub import Connection, Superseded
+from .i18n import chosen_language
 from .pages import seated
 from .render import render_superseded, render_table
 
@@ -31,7 +32,7 @@ def table(ws, room_id: str):
     """Hold the seat's live connection until it closes or a newer tab takes over."""
     services = current_app.extensions["domino"]
     _room, seat = seated(room_id)
-    conn = Connection(ws, request.args.get("tab", ""))
+    conn = Connection(ws, request.args.get("tab", ""), chosen_language())
     try:
         replaced = services.hub.attach(room_id, seat, conn)
     except Superseded:

@@ -1,0 +1,51 @@
+"""Languages: chosen from Accept-Language, switched on any page, remembered in a cookie."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from flask import Blueprint, redirect, request
+from flask_babel import Babel, get_locale
+
+CATALOGS = Path(__file__).resolve().parent.parent / "translations"
+LANGUAGES = {"nl": "Nederlands", "pl": "Polski", "fr": "Français", "en": "English"}
+COOKIE = "lang"
+YEAR = 365 * 24 * 3600
+
+bp = Blueprint("i18n", __name__)
+babel = Babel()
+
+
+def chosen_language() -> str:
+    """The cookie's language if it is one of ours, else the browser's best match."""
+    if request is None:
+        return "en"
+    wanted = request.cookies.get(COOKIE)
+    if wanted in LANGUAGES:
+        return wanted
+    return request.accept_languages.best_match(list(LANGUAGES), default="en")
+
+
+@bp.get("/lang/<code>")
+def switch(code: str):
+    """Remember a language and go back to the page the switch was on."""
+    target = request.args.get("next", "/")
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        target = "/"  # only ever back to a page of ours
+    response = redirect(target, 303)
+    if code in LANGUAGES:
+        response.set_cookie(COOKIE, code, max_age=YEAR, samesite="Lax", secure=request.is_secure)
+    return response
+
+
+def init_app(app) -> None:
+    """Attach Flask-Babel with our catalogs and the language choice."""
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(CATALOGS))
+    babel.init_app(app, locale_selector=chosen_language)
+    app.register_blueprint(bp)
+
+    @app.context_processor
+    def languages():
+        return {"LANGUAGES": LANGUAGES, "lang": str(get_locale() or "en")}

@@ -10,6 +10,7 @@ def N_(message: str) -> str:
     return message
 
 
+FALLBACK = N_("That action is not possible right now.")
 REFUSALS = {
     # the rules core (IllegalMove.rule)
     "not-your-turn": N_("It is not your turn."),
@@ -48,4 +49,4 @@ REFUSALS = {
 
 def refusal(code: str) -> str:
     """The player-facing message for a refusal code."""
-    return gettext(REFUSALS.get(code, N_("That action is not possible right now.")))
+    return gettext(REFUSALS.get(code, FALLBACK))

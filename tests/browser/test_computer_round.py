@@ -1,0 +1,286 @@
+"""Against the computer in a real browser (SPEC §4, §5), by the §7.3 hooks only.
+
+The live server runs with BOT_DELAY_MS 0, so the computer's reply is pushed over the page's
+websocket right after each move. Every wait is on the page: an init script counts the
+answers htmx has finished handling (`window.__answered`, bumped on `loadend`, which comes
+after htmx's own `onload` swap), and the table's `data-seq` tells which table is shown.
+After each action the page must end up showing the server's newest table.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
+
+from playwright.sync_api import expect
+
+from domino import bots
+from domino.tiles import Tile
+
+TIMEOUT_MS = 10_000
+MAX_MOVES = 80  # the player makes at most 7 + 14 plays and draws, and a few passes
+SWITCH_AFTER = 3  # the player's move after which the level is switched
+
+COUNT_ANSWERS_JS = """
+window.__answered = 0;
+(() => {
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    this.addEventListener('loadend', () => { window.__answered += 1; });
+    return send.apply(this, args);
+  };
+})();
+"""
+VIEW_JS = """(() => {
+  const one = (selector) => document.querySelector(selector);
+  const tiles = (selector) =>
+    [...document.querySelectorAll(selector)].map((el) => el.getAttribute('data-tile'));
+  const table = one('#table');
+  const result = one('[data-result]');
+  const level = one('[data-level]');
+  const actionable = !!document.querySelector(
+    '[data-hand] [data-tile][data-playable], [data-action="draw"]:enabled, ' +
+    '[data-action="pass"]:enabled');
+  return {
+    seq: table ? Number(table.getAttribute('data-seq')) : -1,
+    chain: tiles('[data-chain] [data-tile]'),
+    hand: tiles('[data-hand] [data-tile]'),
+    playable: tiles('[data-hand] [data-tile][data-playable]'),
+    actionable,
+    turn: one('[data-turn]') ? one('[data-turn]').getAttribute('data-turn') : null,
+    opponentCount: one('[data-opponent-count]')
+      ? one('[data-opponent-count]').textContent.trim() : null,
+    level: level ? level.value : null,
+    result: result ? result.getAttribute('data-winner') : null,
+    answered: window.__answered,
+  };
+})()"""
+# The page lets the player act (its socket is open), or shows the result.
+READY_JS = """(!!document.querySelector('[data-result]') || (
+  !!document.querySelector('[data-turn="you"]') && !!document.querySelector(
+    '[data-hand] [data-tile][data-playable], [data-action="draw"]:enabled, ' +
+    '[data-action="pass"]:enabled')))"""
+SEQ_JS = "Number(document.querySelector('#table').getAttribute('data-seq'))"
+PLAYABLE = "[data-hand] [data-tile][data-playable]"
+DRAW_OR_PASS = '[data-action="draw"]:enabled, [data-action="pass"]:enabled'
+ACTIONS = re.compile(r"/r/[A-Za-z0-9_-]+/(play|draw|pass)$")
+TILE_TEXT = re.compile(r'(?:data-tile|aria-label)\s*=\s*"(\d+)-(\d+)"')
+
+
+class Player:
+    """The player's page, the live server behind it, and the room's websocket frames."""
+
+    def __init__(self, server, context) -> None:
+        self.server = server
+        self.page = context.new_page()
+        self.page.add_init_script(COUNT_ANSWERS_JS)
+        self.room: str | None = None
+        self.frames: list[tuple[str, frozenset[Tile]]] = []  # with the tiles hidden then
+        self.page.on("websocket", self._opened)
+
+    def _opened(self, ws) -> None:
+        self.room = urlparse(ws.url).path.split("/")[2]  # /r/<id>/ws
+
+        def received(payload) -> None:
+            text = payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
+            self.frames.append((text, self.hidden()))
+
+        ws.on("framereceived", received)
+
+    def hidden(self) -> frozenset[Tile]:
+        """The tiles the player may not see now (none once the round is over)."""
+        state = self.server.services.rooms.get(self.room).round
+        return frozenset() if state.over else frozenset((*state.hands[1], *state.boneyard))
+
+    @property
+    def stored(self):
+        return self.server.services.rooms.get(self.room)
+
+    def view(self) -> dict:
+        return self.page.evaluate(VIEW_JS)
+
+    def start(self) -> dict:
+        """From the home page, play the computer; wait until the table is live."""
+        self.page.goto(self.server.url)
+        self.page.locator('[data-action="play-computer"]').click()
+        expect(self.page.locator("[data-hand] [data-tile]")).to_have_count(7)
+        self.room = urlparse(self.page.url).path.rstrip("/").rsplit("/", 1)[-1]
+        return self.wait_current("opening the table")
+
+    def wait_answered(self, before: int, what: str) -> None:
+        """Wait until htmx has handled the answer to the request made after `before`."""
+        try:
+            self.page.wait_for_function(
+                "(before) => window.__answered > before", arg=before, timeout=TIMEOUT_MS
+            )
+        except Exception as error:
+            raise AssertionError(f"no answer to {what}: {self.view()}") from error
+
+    def wait_current(self, what: str) -> dict:
+        """Wait until the computer is done and the page shows the server's newest table."""
+        assert self.server.services.autoplayer.wait_idle(TIMEOUT_MS / 1000)
+        room = self.stored
+        try:
+            self.page.wait_for_function(
+                f"(seq) => {SEQ_JS} === seq && {READY_JS}", arg=room.seq, timeout=TIMEOUT_MS
+            )
+        except Exception as error:
+            shown = self.view()
+            turn = "over" if room.round.over else ("you" if room.round.turn == 0 else "opponent")
+            raise AssertionError(
+                f"after {what} the page shows table {shown['seq']} (turn {shown['turn']!r}), "
+                f"but the server is at {room.seq} (turn {turn!r}), or nothing can be clicked; "
+                f"page: {shown}"
+            ) from error
+        return self.view()
+
+    def take_turn(self, shown: dict) -> str:
+        """Make the player's move by clicking, as a person would."""
+        page = self.page
+        if shown["playable"]:
+            tile = page.locator(PLAYABLE).first
+            label = tile.get_attribute("data-tile")
+            before = shown["answered"]
+            tile.click()
+            self.wait_answered(before, f"clicking {label}")
+            ends = page.locator("[data-end]")
+            if ends.count():
+                end = ends.first.get_attribute("data-end")
+                before = self.view()["answered"]
+                ends.first.click()
+                what = f"playing {label} at the {end} end"
+            else:
+                what = f"playing {label}"
+        else:
+            button = page.locator(DRAW_OR_PASS).filter(visible=True)
+            expect(button, "no playable tile, draw nor pass").to_have_count(1)
+            what = f"clicking {button.get_attribute('data-action')}"
+            before = shown["answered"]
+            button.click()
+        self.wait_answered(before, what)
+        return what
+
+
+def tiles_in(text: str) -> set[Tile]:
+    return {Tile(int(a), int(b)) for a, b in TILE_TEXT.findall(text)}
+
+
+def count_decisions(monkeypatch) -> list[str]:
+    """The level of each decision the computer makes (the live server runs in-process)."""
+    decisions: list[str] = []
+    for level in ("easy", "medium", "hard"):
+        original = bots.BOTS[level]
+
+        def counted(seat_view, rng, _level=level, _original=original):
+            decisions.append(_level)
+            return _original(seat_view, rng)
+
+        monkeypatch.setitem(bots.BOTS, level, counted)
+    return decisions
+
+
+def test_a_whole_round_against_the_computer_with_a_level_switch(server, open_context, monkeypatch):
+    decisions = count_decisions(monkeypatch)
+    player = Player(server, open_context())
+    page = player.page
+    shown = player.start()
+    expect(page.locator('[data-opponent-connected="true"]')).to_have_count(1)
+    expect(page.locator("[data-invite]")).to_have_count(0)
+    expect(page.locator("[data-level]")).to_have_value("medium")
+
+    moves: list[str] = []
+    switched_at: int | None = None
+    while shown["result"] is None:
+        assert len(moves) < MAX_MOVES, f"the round does not end: {moves[-10:]}"
+        moves.append(player.take_turn(shown))
+        shown = player.wait_current(moves[-1])
+        if switched_at is not None:
+            # every table since the switch, answered or pushed, keeps the level chosen
+            expect(page.locator("[data-level]")).to_have_value("hard")
+        if len(moves) == SWITCH_AFTER and shown["result"] is None:
+            before = shown
+            page.select_option("[data-level]", "hard")
+            player.wait_answered(before["answered"], "switching the level")
+            shown = player.wait_current("switching the level")
+            expect(page.locator("[data-level]")).to_have_value("hard")
+            assert shown["seq"] == before["seq"] + 1
+            assert shown["chain"] == before["chain"], "the switch changed the line"
+            assert shown["hand"] == before["hand"], "the switch changed the hand"
+            assert shown["opponentCount"] == before["opponentCount"]
+            assert shown["playable"] == before["playable"]
+            assert player.stored.level == "hard"
+            switched_at = len(decisions)
+
+    assert switched_at is not None, f"the round ended before the level switch: {moves}"
+    since = decisions[switched_at:]
+    assert since, "the computer did not move after the switch"
+    assert set(since) == {"hard"}, f"decisions after the switch: {since}"
+    assert set(decisions[:switched_at]) == {"medium"}
+
+    state = player.stored.round
+    assert state.over
+    assert shown["chain"] == [str(laid) for laid in state.line]
+    assert shown["hand"] == [str(t) for t in state.hands[0]]
+    expect(page.locator("[data-result]")).to_have_count(1)
+    expect(page.locator("[data-opponent-hand] [data-tile]")).to_have_count(len(state.hands[1]))
+    expect(page.locator("[data-level]")).to_have_value("hard")
+
+    checked = 0
+    for text, hidden in player.frames:
+        if hidden:
+            checked += 1
+            leaked = tiles_in(text) & hidden
+            assert not leaked, f"a frame showed hidden tiles {sorted(leaked)}"
+    assert checked >= 3, f"only {checked} frames arrived while the round was on"
+
+
+def test_a_late_answer_does_not_hide_the_computers_reply(server, open_context):
+    """The answer to a move may reach the page after the computer's reply was pushed.
+
+    The page must keep the newest table (the player's turn again), not fall back to the
+    older one the answer carries ("the computer is thinking…", nothing to click). Here the
+    answer to each move is held back until the pushed reply is on the page.
+    """
+    player = Player(server, open_context())
+    page = player.page
+    shown = player.start()
+    held = []
+
+    def hold(route) -> None:
+        held.append((route, route.fetch()))  # the server has made the move; the page waits
+
+    page.route(ACTIONS, hold)
+    for _ in range(MAX_MOVES):
+        assert shown["result"] is None, "the round ended without a reply to a held answer"
+        count = len(held)
+        if shown["playable"]:
+            tile = page.locator(PLAYABLE).first
+            what = f"playing {tile.get_attribute('data-tile')}"
+            tile.click()
+        else:
+            button = page.locator(DRAW_OR_PASS).first
+            what = f"clicking {button.get_attribute('data-action')}"
+            button.click()
+        ends = page.locator("[data-end]")
+        for _poll in range(TIMEOUT_MS // 25):  # Playwright delivers the route event meanwhile
+            if len(held) > count:
+                break
+            if ends.count():  # the tile fits both ends: choose one
+                ends.first.click()
+            page.wait_for_timeout(25)
+        assert len(held) == count + 1, f"the page sent no request for {what}"
+        assert server.services.autoplayer.wait_idle(TIMEOUT_MS / 1000)
+        room = player.stored
+        route, answer = held[-1]
+        answer_seq = int(re.search(r'data-seq="(\d+)"', answer.text()).group(1))
+        replied = room.seq > answer_seq
+        if replied:  # the computer's reply reaches the page before the answer to the move
+            page.wait_for_function(f"(seq) => {SEQ_JS} === seq", arg=room.seq, timeout=TIMEOUT_MS)
+        answered = player.view()["answered"]
+        route.fulfill(response=answer)
+        player.wait_answered(answered, what)
+        late = ", answered after the computer's reply" if replied else ""
+        shown = player.wait_current(what + late)
+        if replied:
+            return  # one late answer is enough
+    raise AssertionError("the computer never replied to a move")

@@ -150,6 +150,9 @@ def pages_of_a_round(app, lang: str) -> list[str]:
     seen.append(a.get("/").get_data(True))
     seen.append(a.get("/help").get_data(True))
     seen.append(a.get("/r/" + "x" * 22).get_data(True))
+    for response in (a.get("/no/such/page"), a.get("/rooms")):  # 404 and 405
+        assert response.status_code in (404, 405)
+        seen.append(response.get_data(True))
     room_url = a.post("/rooms").headers["Location"]
     room_id = room_url.rsplit("/", 1)[-1]
     seen.append(a.get(room_url).get_data(True))

@@ -9,12 +9,13 @@ import click
 from flask import Flask, render_template
 from flask_babel import force_locale
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import HTTPException
 
 from ..rooms import IDLE_SECONDS, Room, Rooms, table_view
 from ..store import Store
 from .computer import Autoplayer
 from .hub import Hub
-from .messages import refusal
+from .messages import error_message, refusal
 from .render import render_table
 
 csrf = CSRFProtect()
@@ -56,6 +57,13 @@ def init_app(app: Flask, rng=None) -> Services:
     app.register_blueprint(pages.bp)
     app.register_blueprint(sockets.bp)
     sockets.sock.init_app(app)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error):
+        if error.code is None or error.code < 400:
+            return error
+        message = error_message(error.code)
+        return render_template("error.html", message=message), error.code
 
     @app.errorhandler(CSRFError)
     def csrf_refused(error):

@@ -50,3 +50,19 @@ REFUSALS = {
 def refusal(code: str) -> str:
     """The player-facing message for a refusal code."""
     return gettext(REFUSALS.get(code, FALLBACK))
+
+
+ERRORS = {
+    400: N_("That request was not understood."),
+    403: N_("You are not allowed to do that."),
+    404: N_("This page does not exist."),
+    405: N_("That is not how this page is used."),
+    413: N_("That request is too large."),
+    429: N_("Too many requests. Wait a moment and try again."),
+}
+SERVER_ERROR = N_("Something went wrong on our side. Please try again.")
+
+
+def error_message(status: int) -> str:
+    """The player-facing text of an HTTP error page."""
+    return gettext(ERRORS.get(status, SERVER_ERROR))

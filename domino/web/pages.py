@@ -101,7 +101,7 @@ def join(room_id: str):
     if not ROOM_ID.fullmatch(room_id):
         return render_template("missing.html"), 404
     try:
-        found, seat, secret = services().rooms.join(room_id, _secret(room_id))
+        found, seat, secret = services().rooms.join(room_id, request.cookies.get(COOKIE))
     except RoomError:
         return render_template("missing.html"), 404
     if seat is None:
@@ -195,11 +195,7 @@ def seated(room_id: str):
     found = services().rooms.get(room_id)
     if found is None:
         return None, None
-    return found, found.seat_of(_secret(room_id))
-
-
-def _secret(room_id: str) -> str | None:
-    return request.cookies.get(COOKIE)
+    return found, found.seat_of(request.cookies.get(COOKIE))
 
 
 def _opponent_here(room_id: str, seat: int) -> bool:

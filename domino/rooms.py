@@ -145,9 +145,7 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> li
             raise RoomError("no-guest", "Your friend has not joined yet.")
         if other not in present and room.kind != "computer":
             raise RoomError("opponent-away", "Wait for the other player to come back.")
-        event = game.resolve(room.round, seat, _game_action(action, params))
-        game.apply(room.round, event)
-        return [(action, move_to_dict(event))]
+        return move_events(room, seat, _game_action(action, params))
     if action == "new-round":
         if not room.full or room.kind == "computer" or room.request == other:
             return [deal_event(rng)]
@@ -161,6 +159,14 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> li
             return [deal_event(rng)]
         return [("decline", {"seat": seat})]
     raise RoomError("unknown-action", f"Unknown action {action!r}.", 400)
+
+
+def move_events(room: Room, seat: int, action) -> list:
+    """The stored event of a seat's play, draw or pass; an illegal one raises IllegalMove."""
+    event = game.resolve(room.round, seat, action)
+    game.apply(room.round, event)
+    data = move_to_dict(event)
+    return [(data["action"], data)]
 
 
 def level_event(level: str) -> tuple[str, dict]:
@@ -293,10 +299,7 @@ class Rooms:
 
     def commit_as(self, room: Room, seat: int, action) -> Room:
         """Carry out an action chosen for `seat` by the computer (the caller holds the lock)."""
-        event = game.resolve(room.round, seat, action)
-        game.apply(room.round, event)
-        data = move_to_dict(event)
-        return self._commit(room, [(data["action"], data)])
+        return self._commit(room, move_events(room, seat, action))
 
     def evict(self, room_id: str) -> None:
         """Forget the cached fold of a room (it is rebuilt from the store on demand)."""

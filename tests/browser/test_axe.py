@@ -1,0 +1,245 @@
+"""Accessibility and layout of every kind of page, in light and dark mode (SPEC §5).
+
+axe-core (vendored for the tests only, tests/vendor/) scans each state; a violation of impact
+"serious" or "critical" fails the test. At 360×740 and 1280×800 no page scrolls sideways, and
+at 360 px every control a thumb needs is at least 44 px on its short side. A full-page
+screenshot of every state, size and colour scheme goes to test-artifacts/screenshots/, whose
+path is written at the end of the run; axe's full findings (every impact, and what it could
+not decide) go to axe-*.json beside them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+from test_friend_round import (
+    PLAYABLE,
+    create_room,
+    expect_both_connected,
+    join_room,
+    over,
+    play_round,
+    take_turn,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+VENDOR = ROOT / "tests" / "vendor"
+AXE = VENDOR / "axe-core-4.14.1.min.js"
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+FAILING = ("serious", "critical")
+SCHEMES = ("light", "dark")
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+MISSING_ROOM = "/r/AAAAAAAAAAAAAAAAAAAAAA"
+# A playable tile that asks for an end when selected (a direct play posts at once instead).
+CHOICE = f"{PLAYABLE}[aria-pressed]"
+# Everything a thumb has to hit on the pages scanned here.
+TARGETS = (
+    "[data-hand] [data-tile], [data-end], [data-action], [data-level], "
+    "header.site a, header.site [aria-current]"
+)
+
+# Violations, and what axe could not decide ("needs review", e.g. text over a gradient).
+RUN_AXE_JS = """async () => {
+  const results = await axe.run(document, {
+    resultTypes: ['violations', 'incomplete'],
+    rules: {'target-size': {enabled: true}},  // WCAG 2.2 target size, off by default
+  });
+  const brief = (list) => list.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    help: v.help,
+    nodes: v.nodes.map((n) => ({target: n.target, summary: n.failureSummary})),
+  }));
+  return {violations: brief(results.violations), incomplete: brief(results.incomplete)};
+}"""
+# Elements of TARGETS that are shown and smaller than 44 px on a side.
+SMALL_TARGETS_JS = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((el) => el.getClientRects().length)
+  .map((el) => {
+    const box = el.getBoundingClientRect();
+    const name = el.getAttribute('data-tile') || el.getAttribute('data-end') ||
+      el.getAttribute('data-action') || el.textContent.trim().slice(0, 30);
+    return {name: `${el.tagName.toLowerCase()} ${name}`, width: box.width, height: box.height};
+  })
+  .filter((t) => Math.min(t.width, t.height) < 44 - 0.01)"""
+SETTLED_JS = """() => document.getAnimations().every(
+  (a) => a.playState === 'finished' || a.playState === 'idle')"""
+
+
+@pytest.fixture(scope="session")
+def screenshots(request):
+    """The screenshot folder, emptied once per run; its path is written at the end."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for old in [*SHOTS.glob("*.png"), *SHOTS.glob("axe-*.json")]:
+        old.unlink()
+    yield SHOTS
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(f"\naxe screenshots: {SHOTS.resolve()}")
+
+
+class Scanner:
+    """scanner(page, state): check the page as it shows now, in each scheme and at each size.
+
+    Problems are collected, so one run lists all of them; `assert_clean` fails on any.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.problems: list[str] = []
+        self.findings: dict[str, list] = {}
+
+    def __call__(self, page: Page, state: str) -> None:
+        if not page.evaluate("typeof window.axe !== 'undefined'"):
+            page.add_script_tag(path=str(AXE))
+        page.mouse.move(0, 0)  # no hover styles in the pictures or the contrast checks
+        for scheme in SCHEMES:
+            page.emulate_media(color_scheme=scheme)
+            for size in (PHONE, DESKTOP):
+                page.set_viewport_size(size)
+                page.wait_for_function(SETTLED_JS)
+                where = f"{state} [{scheme}, {size['width']}x{size['height']}]"
+                name = f"{state}-{scheme}-{size['width']}x{size['height']}.png"
+                page.screenshot(path=self.folder / name, full_page=True)
+                self.problems.extend(check_layout(page, size, where))
+                found = page.evaluate(RUN_AXE_JS)
+                self.findings[where] = found
+                violations = found["violations"]
+                self.problems.extend(
+                    f"{where}: {v['id']} ({v['impact']}): {v['help']}\n"
+                    + "\n".join(f"    {n['target']}  {n['summary']!r}" for n in v["nodes"])
+                    for v in violations
+                    if v["impact"] in FAILING
+                )
+        page.emulate_media(color_scheme="light")
+        page.set_viewport_size(DESKTOP)
+
+    def assert_clean(self) -> None:
+        assert not self.problems, f"{len(self.problems)} problems:\n" + "\n".join(self.problems)
+
+
+@pytest.fixture
+def scan(screenshots, request):
+    """A Scanner; axe's findings of every impact are kept in axe-<test>.json."""
+    scanner = Scanner(screenshots)
+    yield scanner
+    test = re.sub(r"[^\w.-]+", "_", request.node.name)
+    (screenshots / f"axe-{test}.json").write_text(json.dumps(scanner.findings, indent=1))
+
+
+def check_layout(page: Page, size: dict, where: str) -> list[str]:
+    """No sideways scrolling of the page; at phone width, thumb-sized targets."""
+    problems = []
+    width = page.evaluate("document.documentElement.scrollWidth")
+    if width > size["width"]:
+        problems.append(f"{where}: the page is {width} px wide")
+    if size is PHONE:
+        for tile in page.locator("[data-hand] [data-tile]").all():
+            box = tile.bounding_box()
+            if box is not None and min(box["width"], box["height"]) < 44:
+                problems.append(f"{where}: hand tile {tile.get_attribute('data-tile')}: {box}")
+        for small in page.evaluate(SMALL_TARGETS_JS, TARGETS):
+            problems.append(
+                f"{where}: {small['name']} is {small['width']:.0f}×{small['height']:.0f} px"
+            )
+    return problems
+
+
+def test_the_vendored_axe_matches_its_checksum():
+    lines = (VENDOR / "SHA256SUMS").read_text().split("\n")
+    pinned = dict(reversed(line.split()) for line in lines if line.strip())
+    assert set(pinned) == {p.name for p in VENDOR.glob("*.js")} == {AXE.name}
+    assert hashlib.sha256(AXE.read_bytes()).hexdigest() == pinned[AXE.name]
+
+
+def test_home_help_and_missing_room_pages(server, open_context, scan):
+    page = open_context().new_page()
+    page.goto(server.url)
+    expect(page.locator('[data-action="create-room"]')).to_be_visible()
+    scan(page, "home")
+
+    page.goto(f"{server.url}/help")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    scan(page, "help-en")
+
+    page.goto(f"{server.url}/lang/pl?next=/help")
+    expect(page.locator("html")).to_have_attribute("lang", "pl")
+    scan(page, "help-pl")
+
+    response = page.goto(server.url + MISSING_ROOM)
+    assert response is not None and response.status == 404
+    scan(page, "missing")
+    scan.assert_clean()
+
+
+def test_a_friend_table_from_invitation_to_result(server, open_context, scan):
+    host, invite = create_room(open_context(), server.url)
+    scan(host.page, "waiting")
+
+    guest = join_room(open_context(), invite)
+    expect_both_connected(host, guest)
+    seats = [host, guest]
+
+    stranger = open_context().new_page()
+    response = stranger.goto(invite)
+    assert response is not None and response.status == 403
+    scan(stranger, "full")
+
+    # Play on until a tile asks which end it goes to, and select it.
+    chooser = None
+    while chooser is None and not over(seats):
+        chooser = next((s for s in seats if s.page.locator(CHOICE).count()), None)
+        if chooser is None:
+            take_turn(seats)
+    assert chooser is not None, "the round ended before any tile fitted both ends"
+    page = chooser.page
+    page.locator(CHOICE).first.click()
+    expect(page.locator("[data-end]")).to_have_count(2)
+    scan(page, "selected")
+
+    before = {seat.name: seat.signature() for seat in seats}
+    page.locator("[data-end]").first.click()
+    for seat in seats:
+        seat.wait_changed(before[seat.name], "the play at the chosen end")
+    play_round(seats)
+    for seat in seats:
+        scan(seat.page, f"finished-{seat.name}")
+    scan.assert_clean()
+
+
+def test_a_computer_table_with_its_level_select(server, open_context, scan):
+    page = open_context().new_page()
+    page.goto(server.url)
+    page.locator('[data-action="play-computer"]').click()
+    expect(page.locator("[data-level]")).to_be_visible()
+    expect(page.locator('[data-turn="you"]')).to_have_count(1)
+    scan(page, "computer")
+    scan.assert_clean()
+
+
+def test_nothing_moves_when_less_motion_is_asked_for(server, open_context):
+    host, invite = create_room(open_context(), server.url)
+    guest = join_room(open_context(), invite)
+    expect_both_connected(host, guest)
+    seats = [host, guest]
+    for seat in seats:
+        seat.page.emulate_media(reduced_motion="reduce")
+    take_turn(seats)  # lays a tile: the newest tile's animation is off
+    for seat in seats:
+        running = seat.page.evaluate("document.getAnimations().length")
+        assert running == 0, f"{seat.name}: {running} animations despite reduced motion"
+        timing = seat.page.evaluate(
+            """() => [...document.querySelectorAll('button, .chain .laid, .hand-area')]
+                 .map((el) => getComputedStyle(el))
+                 .filter((s) => s.transitionDuration.split(',').some((d) => parseFloat(d) > 0)
+                                || s.animationName !== 'none').length"""
+        )
+        assert timing == 0, f"{seat.name}: {timing} elements still animate or transition"

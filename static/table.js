@@ -59,36 +59,143 @@
     }
   });
 
+  var HAND_TILES = "[data-hand] [data-tile]";
+
+  // Settle at once: until htmx settles, a swapped control keeps its old attributes and does
+  // nothing, and a keyboard is quicker than htmx's default 20 ms.
+  if (window.htmx) window.htmx.config.defaultSettleDelay = 0;
+
+  function usable(element) {
+    if (!element || !element.isConnected || element.disabled) return false;
+    return element.getClientRects().length > 0;
+  }
+
+  // The hand is a row: Left/Right move between the tiles that can be used, Home/End jump to
+  // the first/last. Escape takes back a selected tile.
   document.addEventListener("keydown", function (event) {
-    if (event.key !== "Escape" || event.defaultPrevented) return;
-    var selected = document.querySelector('[data-hand] [aria-pressed="true"]');
-    if (selected && !selected.disabled) {
-      event.preventDefault();
-      selected.click(); // asks the server for the table without a selection
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Escape") {
+      var selected = document.querySelector('[data-hand] [aria-pressed="true"]');
+      if (selected && !selected.disabled) {
+        event.preventDefault();
+        selected.click(); // asks the server for the table without a selection
+      }
+      return;
     }
+    var moves = { ArrowLeft: -1, ArrowRight: 1, Home: "first", End: "last" };
+    var step = moves[event.key];
+    var tile = event.target.closest && event.target.closest(HAND_TILES);
+    if (step === undefined || !tile) return;
+    var tiles = Array.prototype.filter.call(document.querySelectorAll(HAND_TILES), usable);
+    if (!tiles.length) return;
+    var at = tiles.indexOf(tile);
+    var next;
+    if (step === "first") next = tiles[0];
+    else if (step === "last") next = tiles[tiles.length - 1];
+    else next = tiles[Math.min(Math.max(at + step, 0), tiles.length - 1)];
+    event.preventDefault();
+    if (next && next !== tile) next.focus();
   });
 
-  // A pushed table replaces the focused button: put focus back on the one with the same id.
-  var focusedId = null;
-  document.addEventListener("htmx:wsBeforeMessage", function () {
+  // Focus after a new table: a swap (a reply or a push) replaces the focused control, so
+  // focus goes back to the same control if it is still there; after a tile was chosen it goes
+  // to the first end to lay it at; else to a sensible control, never to the page's body.
+  var memo = null; // what had focus before the table was replaced
+  var wantEnd = false; // the last request asked to choose a tile
+  var fixing = false;
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (!elt || !elt.closest) return;
+    wantEnd = !!elt.closest(HAND_TILES) && elt.getAttribute("aria-pressed") === "false";
+  });
+
+  function firstUsable(selectors) {
+    for (var i = 0; i < selectors.length; i++) {
+      var found = Array.prototype.filter.call(document.querySelectorAll(selectors[i]), usable);
+      if (found.length) return found[0];
+    }
+    return null;
+  }
+
+  function fixFocus() {
+    fixing = false;
+    var before = memo;
+    memo = null;
+    if (wantEnd) {
+      var end = firstUsable(["[data-end]"]);
+      if (end) {
+        wantEnd = false;
+        end.focus();
+        return;
+      }
+    }
     var active = document.activeElement;
-    focusedId = active && active !== document.body ? active.id || null : null;
-  });
-  document.addEventListener("htmx:wsAfterMessage", function () {
-    if (!focusedId || (document.activeElement && document.activeElement.id === focusedId)) return;
-    var again = document.getElementById(focusedId);
-    if (again && !again.disabled) again.focus({ preventScroll: true });
-    focusedId = null;
-  });
+    var lost = !active || active === document.body || !active.isConnected;
+    if (!before || !before.inside) return; // focus was elsewhere on the page: leave it there
+    if (!lost && active.id !== "table") return;
+    var same = before.id && before.id !== "table" ? document.getElementById(before.id) : null;
+    if (usable(same)) {
+      same.focus({ preventScroll: true });
+      return;
+    }
+    var chosen = before.selected ? document.getElementById(before.selected) : null;
+    if (!usable(chosen)) {
+      chosen = firstUsable([
+        '[data-hand] [aria-pressed="true"]',
+        "[data-hand] [data-playable]",
+        '[data-action="draw"]',
+        '[data-action="pass"]',
+        '[data-result] ~ .new-round [data-action="new-round"]',
+      ]);
+    }
+    if (chosen) chosen.focus();
+    else {
+      var table = document.getElementById("table");
+      if (table && document.activeElement !== table) table.focus({ preventScroll: true });
+    }
+  }
 
-  // A reply and a push can cross on the way: never let an older table replace a newer one.
+  // Once the whole message is swapped and settled (the new controls work), place focus.
+  function settled() {
+    if (fixing) fixFocus();
+  }
+  document.addEventListener("htmx:afterSettle", settled);
+  document.addEventListener("htmx:wsAfterMessage", settled);
+
+  var tableSwapped = true; // whether the #table of the message being swapped was taken
+
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var detail = event.detail;
-    if (!detail || !detail.target || detail.target.id !== "table") return;
-    var incoming = detail.fragment && detail.fragment.querySelector("#table[data-seq]");
-    var shown = detail.target.getAttribute("data-seq");
-    if (incoming && shown !== null) {
-      if (Number(incoming.getAttribute("data-seq")) < Number(shown)) detail.shouldSwap = false;
+    if (!detail || !detail.target) return;
+    var id = detail.target.id;
+    if (id === "table") {
+      // A reply and a push can cross on the way: never let an older table replace a newer one.
+      var incoming = detail.fragment && detail.fragment.querySelector("#table[data-seq]");
+      var shown = detail.target.getAttribute("data-seq");
+      if (incoming && shown !== null) {
+        if (Number(incoming.getAttribute("data-seq")) < Number(shown)) detail.shouldSwap = false;
+      }
+      tableSwapped = detail.shouldSwap;
+      if (!detail.shouldSwap) return;
+      var active = document.activeElement;
+      var selected = document.querySelector('[data-hand] [aria-pressed="true"]');
+      if (!memo) {
+        memo = {
+          id: active ? active.id : null,
+          inside: !!active && (active === detail.target || detail.target.contains(active)),
+          selected: selected ? selected.id : null,
+        };
+      }
+      if (!fixing) {
+        fixing = true;
+        setTimeout(settled, 250); // in case no settle event comes
+      }
+    } else if (id === "announce") {
+      // The live region comes with its table: not with an outdated one, and not again when
+      // nothing new happened (screen readers would repeat it).
+      var text = detail.fragment ? detail.fragment.textContent.trim() : "";
+      if (!tableSwapped || text === detail.target.textContent.trim()) detail.shouldSwap = false;
     }
   });
 })();

@@ -257,8 +257,9 @@ def check_pushes(player: Table, frames: list[str], computer_moves: list[tuple[in
     for frame, (seq, data) in zip(frames, computer_moves, strict=True):
         assert data["seat"] == COMPUTER
         doc = parse(frame)
-        (table,) = doc.elements
+        (table, announce) = doc.elements  # the table, then its live region's update
         assert table.get("id") == "table" and table.get("hx-swap-oob") == "true"
+        assert announce.get("id") == "announce" and announce.get("hx-swap-oob") == "innerHTML"
         assert int(table.get("data-seq")) == seq
         state = state_at(player, seq)
         assert hand(doc) == [str(t) for t in state.hands[PLAYER]]

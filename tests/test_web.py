@@ -227,7 +227,8 @@ def test_an_htmx_request_gets_only_the_table(pair):
     response = a.fragment()
     assert response.status_code == 200
     doc = page(response)
-    (table,) = doc.elements
+    (table, announce) = doc.elements  # the table, then its live region's out-of-band update
+    assert announce.get("id") == "announce" and announce.get("hx-swap-oob") == "innerHTML"
     assert table.get("id") == "table"
     assert table.get("hx-swap-oob") == "true"
     assert int(table.get("data-seq")) == a.services.rooms.get(a.room).seq
@@ -626,8 +627,9 @@ def test_each_move_is_pushed_to_the_other_seat_as_its_own_table(pair):
         frame = other.ws.frames[-1]
         assert 'id="table"' in frame and "hx-swap-oob" in frame
         doc = parse(frame)
-        (table,) = doc.elements
+        (table, announce) = doc.elements  # the table, then its live region's update
         assert table.get("id") == "table" and table.get("hx-swap-oob") == "true"
+        assert announce.get("id") == "announce"
         state = mover.state
         assert hand(doc) == [str(t) for t in state.hands[other.seat]]
         if not state.over:

@@ -5,11 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import render_template, url_for
+from flask_babel import gettext, ngettext, pgettext
 from markupsafe import Markup
 
-from ..events import DRAW, PASS, Play
+from ..events import DRAW, PASS, Play, PublicMove
 from ..rooms import TableView
 from ..tiles import Tile, pip_total
+
+# The live region's new text, swapped into the page's persistent `#announce` (room.html): a
+# sibling of `#table`, never inside it, so that htmx swaps it on its own.
+ANNOUNCE = Markup('\n<div id="announce" hx-swap-oob="innerHTML">{}</div>')
 
 
 @dataclass(frozen=True)
@@ -49,10 +54,15 @@ def can(tv: TableView, action) -> bool:
 def render_table(
     tv: TableView, selected: Tile | None = None, notice: str | None = None, oob: bool = True
 ) -> str:
-    """The `#table` fragment for one seat (with `hx-swap-oob` unless `oob` is False)."""
+    """The `#table` fragment for one seat (with `hx-swap-oob` unless `oob` is False).
+
+    Out of band (in replies and pushes) the update of the live region `#announce` follows it;
+    the full page (`oob` False) has the region itself, empty, beside the table.
+    """
     options = choices(tv)
     if selected not in options or options[selected].direct:
         selected = None
+    speak = Speaker()
     html = render_template(
         "partials/table.html",
         tv=tv,
@@ -70,8 +80,14 @@ def render_table(
         invite=url_for("pages.room", room_id=tv.room, _external=True),
         last=_last_laid(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
+        spoken=speak.halves,
+        spoken_tile=speak.tile,
+        lay_label=lambda end: _lay_label(speak, tv, selected, end),
     )
-    return Markup(html)
+    if not oob:
+        return Markup(html)  # the full page holds the (empty) live region itself
+    news = announcement(tv, speak, notice)
+    return Markup(html) + ANNOUNCE.format(news)
 
 
 def render_superseded(notice: str | None = None) -> str:
@@ -86,3 +102,105 @@ def _last_laid(tv: TableView) -> int | None:
     if not plays:
         return None
     return 0 if plays[-1].end == "left" else len(tv.game.line) - 1
+
+
+class Speaker:
+    """Tiles as words in the page's language: "three–five", "double six", "blank–four"."""
+
+    def __init__(self) -> None:
+        self.names = (
+            pgettext("pips", "blank"),
+            pgettext("pips", "one"),
+            pgettext("pips", "two"),
+            pgettext("pips", "three"),
+            pgettext("pips", "four"),
+            pgettext("pips", "five"),
+            pgettext("pips", "six"),
+        )
+
+    def name(self, value: int) -> str:
+        """One half's number in words (digits beyond six)."""
+        return self.names[value] if 0 <= value < len(self.names) else str(value)
+
+    def halves(self, a: int, b: int) -> str:
+        """The spoken name of a tile showing `a` then `b` (left to right, or top to bottom)."""
+        if a == b:
+            return gettext("double %(name)s", name=self.name(a))
+        return gettext("%(left)s–%(right)s", left=self.name(a), right=self.name(b))
+
+    def tile(self, tile: Tile) -> str:
+        """The spoken name of a tile, low half first."""
+        return self.halves(tile.low, tile.high)
+
+
+def _as_laid(tile: Tile, end: str, left: int, right: int) -> tuple[int, int]:
+    """The halves of `tile`, left to right, once it is laid at `end` of a line."""
+    if end == "left":
+        return tile.other_half(left), left
+    return right, tile.other_half(right)
+
+
+def _lay_label(speak: Speaker, tv: TableView, tile: Tile | None, end: str) -> str:
+    """The accessible name of an end button: its visible text, then the tile as it would lie."""
+    if tile is None or tv.game.ends is None:
+        return ""
+    laid = speak.halves(*_as_laid(tile, end, *tv.game.ends))
+    if end == "left":
+        return gettext("Lay it here: %(tile)s on the left", tile=laid)
+    return gettext("Lay it here: %(tile)s on the right", tile=laid)
+
+
+def announcement(tv: TableView, speak: Speaker, notice: str | None = None) -> str:
+    """What the live region says now: the other seat's last move, a drawn tile, whose turn it
+    is, the result. Screen readers speak it when it changes."""
+    g = tv.game
+    parts = [notice] if notice else []
+    last = g.history[-1] if g.history else None
+    if last is not None and last.seat != tv.seat:
+        parts.append(_their_move(tv, speak, last))
+    elif last is not None and last.action == "draw" and g.hand and not g.over:
+        parts.append(gettext("You drew %(tile)s.", tile=speak.tile(g.hand[-1])))
+    if g.over:
+        parts.append(_result(tv) + ".")
+    elif g.my_turn and (last is None or last.seat != tv.seat):
+        parts.append(gettext("Your turn") + ".")
+    return " ".join(parts)
+
+
+def _their_move(tv: TableView, speak: Speaker, move: PublicMove) -> str:
+    """The other seat's move, in one sentence."""
+    computer = tv.kind == "computer"
+    if move.action == "play":
+        if move.left is None or move.right is None:
+            tile = speak.tile(move.tile)
+            if computer:
+                return gettext("The computer opened with %(tile)s.", tile=tile)
+            return gettext("Your friend opened with %(tile)s.", tile=tile)
+        tile = speak.halves(*_as_laid(move.tile, move.end, move.left, move.right))
+        if move.end == "left":
+            if computer:
+                return gettext("The computer laid %(tile)s on the left.", tile=tile)
+            return gettext("Your friend laid %(tile)s on the left.", tile=tile)
+        if computer:
+            return gettext("The computer laid %(tile)s on the right.", tile=tile)
+        return gettext("Your friend laid %(tile)s on the right.", tile=tile)
+    if move.action == "draw":
+        held = tv.game.counts[move.seat]
+        if computer:
+            return gettext("The computer drew a tile (%(num)d in its hand).", num=held)
+        return gettext("Your friend drew a tile (%(num)d in their hand).", num=held)
+    if computer:
+        return gettext("The computer passed.")
+    return gettext("Your friend passed.")
+
+
+def _result(tv: TableView) -> str:
+    """The round's result, as the heading of the round area says it."""
+    o = tv.game.outcome
+    if o.winner is None:
+        return gettext("A draw: nobody scores")
+    if o.winner == tv.seat:
+        return ngettext("You win %(num)d point", "You win %(num)d points", o.points)
+    return ngettext(
+        "Your opponent wins %(num)d point", "Your opponent wins %(num)d points", o.points
+    )

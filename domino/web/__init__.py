@@ -44,9 +44,11 @@ class Services:
 
 def init_app(app: Flask, rng=None) -> Services:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
-    from . import i18n, pages, sockets
+    from . import i18n, limits, pages, sockets
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
+    if app.config.get("MAX_CONTENT_LENGTH") is None:  # Flask's default: no limit at all
+        app.config["MAX_CONTENT_LENGTH"] = 64 * 1024  # a form here is a few short fields
     app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25})
     i18n.init_app(app)
     store = Store(app.config["DOMINO_DB"])
@@ -57,6 +59,7 @@ def init_app(app: Flask, rng=None) -> Services:
     app.register_blueprint(pages.bp)
     app.register_blueprint(sockets.bp)
     sockets.sock.init_app(app)
+    limits.init_app(app)
 
     @app.errorhandler(HTTPException)
     def http_error(error):

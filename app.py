@@ -19,12 +19,19 @@ def create_app(config=None):
         DOMINO_DB=os.environ.get("DOMINO_DB") or str(instance / "domino.sqlite3"),
         BOT_DELAY_MS=int(os.environ.get("DOMINO_BOT_DELAY_MS", DEFAULT_BOT_DELAY_MS)),
         SECRET_KEY=os.environ.get("DOMINO_SECRET_KEY") or None,
+        PROXIES=int(os.environ.get("DOMINO_PROXIES", "0")),
     )
     if config:
         app.config.update(config)
     if not app.config["SECRET_KEY"]:
         app.config["SECRET_KEY"] = _persistent_secret_key(instance / "secret_key")
     Path(app.config["DOMINO_DB"]).parent.mkdir(parents=True, exist_ok=True)
+
+    if app.config["PROXIES"] > 0:  # trust that many proxies' X-Forwarded-* headers
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = app.config["PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
 
     from domino.web import init_app
 

@@ -81,3 +81,30 @@ def test_generated_secret_key_is_private_and_survives_restarts(tmp_path):
     names = {p.name for p in (tmp_path / "instance").iterdir()}
     assert {"secret_key", "domino.sqlite3"} <= names
     assert not any(name.endswith(".tmp") for name in names)
+
+
+def test_behind_a_proxy_the_forwarded_scheme_and_address_are_trusted(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMINO_PROXIES", "1")
+    app = create_app({"TESTING": True, "DOMINO_DB": str(tmp_path / "p.sqlite3"), "SECRET_KEY": "p"})
+    client = app.test_client()
+    headers = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"}
+    response = client.post("/rooms", data={}, headers=headers)
+    assert response.status_code == 400  # CSRF still applies; take the token and try again
+    page = client.get("/", headers=headers).get_data(as_text=True)
+    token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+    headers["Referer"] = "https://localhost/"  # Flask-WTF checks it over https
+    created = client.post("/rooms", data={"csrf_token": token}, headers=headers)
+    assert created.status_code == 303
+    seat_cookie = next(c for c in created.headers.get_all("Set-Cookie") if c.startswith("seat="))
+    assert "Secure" in seat_cookie
+
+
+def test_without_proxies_forwarded_headers_are_ignored(app):
+    client = app.test_client()
+    page = client.get("/").get_data(as_text=True)
+    token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+    created = client.post(
+        "/rooms", data={"csrf_token": token}, headers={"X-Forwarded-Proto": "https"}
+    )
+    seat_cookie = next(c for c in created.headers.get_all("Set-Cookie") if c.startswith("seat="))
+    assert "Secure" not in seat_cookie

@@ -10,7 +10,7 @@ DOMINO_BOT_DELAY_MS ?= 700
 CATALOGS := $(wildcard domino/translations/*/LC_MESSAGES/messages.po)
 COMPILED := $(CATALOGS:.po=.mo)
 
-.PHONY: run test lint fmt bench clean messages
+.PHONY: run serve test lint fmt bench clean messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q --upgrade pip && $(VENV)/bin/pip install -q -e '.[dev]' && touch $@
@@ -30,6 +30,14 @@ run: $(STAMP) $(COMPILED)
 	mkdir -p instance
 	DOMINO_DB="$(DOMINO_DB)" DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" \
 		$(VENV)/bin/flask --app app run --host "$(HOST)" --port "$(PORT)"
+
+# Production: one gevent worker holds every socket (rooms live in one process's memory).
+serve: $(STAMP) $(COMPILED)
+	mkdir -p instance
+	DOMINO_DB="$(DOMINO_DB)" DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" \
+		$(VENV)/bin/gunicorn --worker-class gevent --workers 1 --worker-connections 10000 \
+		--no-control-socket --bind "$(HOST):$(PORT)" --keep-alive 75 --timeout 60 \
+		--graceful-timeout 10 "app:create_app()"
 
 test: $(STAMP) $(COMPILED)
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,348 @@
+"""Crash test: play games against the production server while SIGKILLing it at random moments.
+
+Starts gunicorn with the gevent worker (as `make serve`, on a free loopback port and a temporary
+database), plays scripted games in several friend rooms (two seats each, HTTP moves, a socket per
+seat for presence), kills the whole server with SIGKILL at seeded random moments, restarts it on
+the same database, reconnects and goes on. Every move the server acknowledged (HTTP 200) must be
+in the stored log after each restart, and at the end every room must load and take its next
+legal move. The last line printed is one JSON object:
+
+    {"kills": K, "acknowledged": N, "lost": L, "resumed": R}
+
+    .venv/bin/python bench/faults.py --kills 200 --rooms 4 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import html
+import http.client
+import json
+import os
+import random
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from http.cookiejar import CookieJar
+from pathlib import Path
+
+import websocket
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from domino import game  # noqa: E402
+from domino.events import DRAW, PASS, Play  # noqa: E402
+from domino.rooms import fold  # noqa: E402
+
+GUNICORN = Path(sys.executable).parent / "gunicorn"
+TIMEOUT = 5.0
+DOWN = (OSError, http.client.HTTPException, websocket.WebSocketException)
+
+
+class ServerDown(Exception):
+    """The server went away mid-step (it was killed)."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """The production server (gunicorn + gevent) as a killable process group."""
+
+    def __init__(self, db: Path, port: int) -> None:
+        self.db, self.port = db, port
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, deadline: float = 20.0) -> None:
+        env = dict(os.environ)
+        env.update(DOMINO_DB=str(self.db), DOMINO_BOT_DELAY_MS="0", DOMINO_SECRET_KEY="faults")
+        cmd = [
+            str(GUNICORN),
+            "--worker-class=gevent",
+            "--workers=1",
+            "--worker-connections=10000",
+            "--no-control-socket",
+            f"--bind=127.0.0.1:{self.port}",
+            "--keep-alive=75",
+            "--timeout=60",
+            "--graceful-timeout=1",
+            # The rate limits (per client address) would throttle this one scripted client.
+            "app:create_app({'RATELIMIT_ENABLED': False})",
+        ]
+        log = open(self.db.with_suffix(".log"), "ab")  # noqa: SIM115 (the child holds it)
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+        )
+        log.close()
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.proc.returncode}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as reply:
+                    if reply.status == 200:
+                        return
+            except DOWN:
+                time.sleep(0.05)
+        raise RuntimeError("the server did not come up")
+
+    def kill(self) -> None:
+        """SIGKILL the master and its worker at once, and reap them."""
+        if self.proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        self.proc = None
+
+
+class Seat:
+    """One browser holding one seat: cookies, the latest page's tab and CSRF token, a socket."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.jar = CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.room = ""
+        self.tab = self.csrf = ""
+        self.ws: websocket.WebSocket | None = None
+
+    def request(self, path: str, form: dict | None = None, headers: dict | None = None):
+        data = urllib.parse.urlencode(form).encode() if form is not None else None
+        req = urllib.request.Request(self.server.url + path, data=data, headers=headers or {})
+        try:
+            with self.opener.open(req, timeout=TIMEOUT) as reply:
+                return reply.status, reply.read().decode(), reply.url
+        except urllib.error.HTTPError as error:
+            with error:
+                return error.code, error.read().decode(), error.url
+        except DOWN as error:
+            raise ServerDown(str(error)) from error
+
+    def load(self) -> int:
+        """Load the room page and read its tab and CSRF token; the HTTP status."""
+        status, page, _url = self.request(f"/r/{self.room}")
+        if status == 200:
+            headers = json.loads(html.unescape(re.search(r"hx-headers='([^']*)'", page)[1]))
+            self.tab, self.csrf = headers["X-Tab"], headers["X-CSRFToken"]
+        return status
+
+    def connect(self) -> None:
+        """Open the seat's socket and read the whole table it starts with."""
+        self.close()
+        url = self.server.url.replace("http://", "ws://", 1)
+        url += f"/r/{self.room}/ws?tab={urllib.parse.quote(self.tab)}"
+        cookie = next(c.value for c in self.jar if c.name == "seat")
+        try:
+            self.ws = websocket.create_connection(
+                url, timeout=TIMEOUT, origin=self.server.url, header=[f"Cookie: seat={cookie}"]
+            )
+            first = self.ws.recv()
+        except DOWN as error:
+            raise ServerDown(str(error)) from error
+        if 'id="table"' not in first:
+            raise AssertionError(f"the socket did not start with the table: {first[:200]}")
+
+    def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                self.ws.shutdown()
+            self.ws = None
+
+    def post(self, action: str, fields: dict) -> int:
+        headers = {"X-CSRFToken": self.csrf, "X-Tab": self.tab}
+        status, _text, _url = self.request(f"/r/{self.room}/{action}", fields, headers)
+        return status
+
+
+def csrf_field(page: str) -> str:
+    return re.search(r'name="csrf_token" value="([^"]+)"', page)[1]
+
+
+def new_room(server: Server) -> list[Seat]:
+    """A friend room with both seats taken."""
+    host, guest = Seat(server), Seat(server)
+    _s, home, _u = host.request("/")
+    status, _page, url = host.request("/rooms", {"csrf_token": csrf_field(home)})
+    assert status == 200, status
+    host.room = guest.room = url.rsplit("/", 1)[-1]
+    _s, invite, _u = guest.request(f"/r/{guest.room}")
+    status, _page, _u = guest.request(f"/r/{guest.room}/join", {"csrf_token": csrf_field(invite)})
+    assert status == 200, status
+    return [host, guest]
+
+
+def stored(db: Path) -> dict[tuple[str, int], str]:
+    """Every stored event, read straight from the SQLite file: (room, seq) -> type."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return {(r, s): t for r, s, t in conn.execute("SELECT room, seq, type FROM events")}
+    finally:
+        conn.close()
+
+
+def position(db: Path, room: str):
+    """The room folded from the stored log (what the server will resume from)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT seq, type, data FROM events WHERE room = ? ORDER BY seq", [room]
+        ).fetchall()
+    finally:
+        conn.close()
+    return fold(room, "friend", [(s, t, json.loads(d)) for s, t, d in rows])
+
+
+class Run:
+    """Games, kills and the record of acknowledged moves."""
+
+    def __init__(self, kills: int, rooms: int, seed: int, deadline: float, quiet: bool) -> None:
+        self.kills_wanted, self.room_count = kills, rooms
+        self.rng = random.Random(seed)
+        self.deadline = time.monotonic() + deadline
+        self.quiet = quiet
+        self.tmp = tempfile.TemporaryDirectory(prefix="domino-faults-")
+        self.db = Path(self.tmp.name) / "domino.sqlite3"
+        self.server = Server(self.db, free_port())
+        self.rooms: list[list[Seat]] = []
+        self.acked: dict[tuple[str, int], str] = {}  # (room, seq) -> event type
+        self.kills = 0
+        self.lost: set[tuple[str, int]] = set()
+
+    def say(self, text: str) -> None:
+        if not self.quiet:
+            print(text, flush=True)
+
+    def check(self) -> None:
+        """Every acknowledged move is in the stored log."""
+        log = stored(self.db)
+        missing = {key for key, kind in self.acked.items() if log.get(key) != kind}
+        self.lost |= missing
+        if missing:
+            self.say(f"LOST after kill {self.kills}: {sorted(missing)[:5]}")
+
+    def reconnect(self) -> None:
+        for seats in self.rooms:
+            for seat in seats:
+                if seat.load() != 200:
+                    raise AssertionError(f"room {seat.room} did not load")
+                seat.connect()
+
+    def step(self, seats: list[Seat]) -> None:
+        """One action in a room: the next legal move, or a new round once one ends."""
+        room = position(self.db, seats[0].room)
+        state = room.round
+        if state.over:
+            if room.request is None:
+                seat, action, fields, kind = seats[0], "new-round", {}, "ask"
+            else:
+                seat, action, fields, kind = seats[1 - room.request], "accept-new-round", {}, "deal"
+        else:
+            move = self.rng.choice(game.legal_actions(state, state.turn))
+            seat = seats[state.turn]
+            if isinstance(move, Play):
+                action, fields = "play", {"tile": str(move.tile), "end": move.end}
+            else:
+                action, fields = {DRAW: "draw", PASS: "pass"}[move], {}
+            kind = action
+        fields["seq"] = room.seq
+        status = seat.post(action, fields)
+        if status == 200:
+            self.acked[(seat.room, room.seq + 1)] = kind
+        elif status != 409:  # 409: e.g. the other seat's socket not yet re-attached
+            raise AssertionError(f"{action} answered {status}")
+
+    def play_until_killed(self) -> None:
+        """Play round-robin until the timer kills the server."""
+        killer = threading.Timer(self.rng.uniform(0.05, 0.6), self.server.kill)
+        killer.start()
+        try:
+            self.reconnect()
+            while time.monotonic() < self.deadline:
+                for seats in self.rooms:
+                    self.step(seats)
+        except ServerDown:
+            pass
+        finally:
+            killer.join()
+            for seats in self.rooms:
+                for seat in seats:
+                    seat.close()
+        self.kills += 1
+
+    def resume(self) -> int:
+        """Rooms whose page loads and whose next legal move is accepted."""
+        resumed = 0
+        for seats in self.rooms:
+            try:
+                for seat in seats:
+                    if seat.load() != 200:
+                        raise AssertionError("page")
+                    seat.connect()
+                before = len(self.acked)
+                for _ in range(3):  # a 409 while the other socket attaches is retried
+                    self.step(seats)
+                    if len(self.acked) > before:
+                        resumed += 1
+                        break
+                    time.sleep(0.1)
+            except (AssertionError, ServerDown) as error:
+                self.say(f"room {seats[0].room} did not resume: {error}")
+        return resumed
+
+    def run(self) -> dict:
+        started = time.monotonic()
+        try:
+            self.server.start()
+            self.rooms = [new_room(self.server) for _ in range(self.room_count)]
+            while self.kills < self.kills_wanted and time.monotonic() < self.deadline:
+                self.play_until_killed()
+                self.server.start()
+                self.check()
+                if self.kills % 10 == 0:
+                    self.say(f"kills {self.kills}, acknowledged {len(self.acked)}")
+            self.check()
+            resumed = self.resume()
+            self.check()
+        finally:
+            self.server.kill()
+            self.tmp.cleanup()
+        self.say(f"{time.monotonic() - started:.1f}s")
+        return {
+            "kills": self.kills,
+            "acknowledged": len(self.acked),
+            "lost": len(self.lost),
+            "resumed": resumed,
+        }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kills", type=int, default=200)
+    parser.add_argument("--rooms", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--deadline", type=float, default=1800, help="seconds, in all")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    result = Run(args.kills, args.rooms, args.seed, args.deadline, args.quiet).run()
+    print(json.dumps(result))
+    return 0 if result["lost"] == 0 and result["resumed"] == args.rooms else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -140,6 +140,14 @@ def step(state: State, seat: int, action: Action) -> tuple[State, Move]:
     return apply(state, event), event
 
 
+def laid_at(tile: Tile, end: str, ends: tuple[int, int]) -> Laid:
+    """How `tile` lies once laid at `end` of a line with open `ends` (it must fit there)."""
+    left, right = ends
+    if end == LEFT:
+        return Laid(tile.other_half(left), left)
+    return Laid(right, tile.other_half(right))
+
+
 def legal_actions(state: State, seat: int) -> tuple[Action, ...]:
     """Everything `seat` may do now; empty when it is not its turn."""
     if seat != state.turn:
@@ -223,13 +231,11 @@ def _played(state: State, event: TilePlayed) -> State:
         line = (Laid(tile.low, tile.high),)
     else:
         left, right = line[0].left, line[-1].right
-        if end == LEFT and tile.has(left):
-            line = (Laid(tile.other_half(left), left), *line)
-        elif end == RIGHT and tile.has(right):
-            line = (*line, Laid(right, tile.other_half(right)))
-        else:
-            value = left if end == LEFT else right
+        value = left if end == LEFT else right
+        if not tile.has(value):
             raise IllegalMove("does-not-fit", f"{tile} does not fit the {end} end ({value})")
+        laid = laid_at(tile, end, (left, right))
+        line = (laid, *line) if end == LEFT else (*line, laid)
     rest = tuple(t for t in hand if t is not tile)
     hands = (*state.hands[:seat], rest, *state.hands[seat + 1 :])
     seen = PublicMove(seat, "play", tile, end, left, right)

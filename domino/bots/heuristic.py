@@ -5,6 +5,7 @@ from __future__ import annotations
 from random import Random
 
 from ..events import Action, Play
+from ..game import laid_at
 from ..views import SeatView
 from .knowledge import Knowledge, deduce
 
@@ -15,9 +16,8 @@ def ends_after(view: SeatView, play: Play) -> tuple[int, int]:
     if view.ends is None:
         return tile.low, tile.high
     left, right = view.ends
-    if play.end == "left":
-        return tile.other_half(left), right
-    return left, tile.other_half(right)
+    laid = laid_at(tile, play.end, view.ends)
+    return (laid.left, right) if play.end == "left" else (left, laid.right)
 
 
 def score(view: SeatView, know: Knowledge, play: Play, weights: dict) -> float:

@@ -9,6 +9,7 @@ from flask_babel import gettext, ngettext, pgettext
 from markupsafe import Markup
 
 from ..events import DRAW, PASS, Play, PublicMove
+from ..game import laid_at
 from ..rooms import TableView
 from ..tiles import Tile, pip_total
 
@@ -133,18 +134,11 @@ class Speaker:
         return self.halves(tile.low, tile.high)
 
 
-def _as_laid(tile: Tile, end: str, left: int, right: int) -> tuple[int, int]:
-    """The halves of `tile`, left to right, once it is laid at `end` of a line."""
-    if end == "left":
-        return tile.other_half(left), left
-    return right, tile.other_half(right)
-
-
 def _lay_label(speak: Speaker, tv: TableView, tile: Tile | None, end: str) -> str:
     """The accessible name of an end button: its visible text, then the tile as it would lie."""
     if tile is None or tv.game.ends is None:
         return ""
-    laid = speak.halves(*_as_laid(tile, end, *tv.game.ends))
+    laid = speak.halves(*laid_at(tile, end, tv.game.ends))
     if end == "left":
         return gettext("Lay it here: %(tile)s on the left", tile=laid)
     return gettext("Lay it here: %(tile)s on the right", tile=laid)
@@ -176,7 +170,7 @@ def _their_move(tv: TableView, speak: Speaker, move: PublicMove) -> str:
             if computer:
                 return gettext("The computer opened with %(tile)s.", tile=tile)
             return gettext("Your friend opened with %(tile)s.", tile=tile)
-        tile = speak.halves(*_as_laid(move.tile, move.end, move.left, move.right))
+        tile = speak.halves(*laid_at(move.tile, move.end, (move.left, move.right)))
         if move.end == "left":
             if computer:
                 return gettext("The computer laid %(tile)s on the left.", tile=tile)

@@ -31,13 +31,11 @@ run: $(STAMP) $(COMPILED)
 	DOMINO_DB="$(DOMINO_DB)" DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" \
 		$(VENV)/bin/flask --app app run --host "$(HOST)" --port "$(PORT)"
 
-# Production: one gevent worker holds every socket (rooms live in one process's memory).
+# Production: one gevent worker holds every socket; its settings are in gunicorn.conf.py.
 serve: $(STAMP) $(COMPILED)
 	mkdir -p instance
 	DOMINO_DB="$(DOMINO_DB)" DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" \
-		$(VENV)/bin/gunicorn --worker-class gevent --workers 1 --worker-connections 10000 \
-		--no-control-socket --bind "$(HOST):$(PORT)" --keep-alive 75 --timeout 60 \
-		--graceful-timeout 10 "app:create_app()"
+		$(VENV)/bin/gunicorn -c gunicorn.conf.py --bind "$(HOST):$(PORT)" "app:create_app()"
 
 test: $(STAMP) $(COMPILED)
 	$(VENV)/bin/ruff check .

@@ -73,13 +73,8 @@ class Server:
         env.update(DOMINO_DB=str(self.db), DOMINO_BOT_DELAY_MS="0", DOMINO_SECRET_KEY="faults")
         cmd = [
             str(GUNICORN),
-            "--worker-class=gevent",
-            "--workers=1",
-            "--worker-connections=10000",
-            "--no-control-socket",
+            "--config=gunicorn.conf.py",  # as `make serve`
             f"--bind=127.0.0.1:{self.port}",
-            "--keep-alive=75",
-            "--timeout=60",
             "--graceful-timeout=1",
             # The rate limits (per client address) would throttle this one scripted client.
             "app:create_app({'RATELIMIT_ENABLED': False})",

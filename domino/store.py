@@ -76,10 +76,12 @@ class Store:
 
     def _insert(self, room: str, seq: int, events, now: float) -> None:
         rows = [
-            {"room": room, "seq": seq + i, "type": kind, "data": json.dumps(data), "at": now}
-            for i, (kind, data) in enumerate(events)
+            (room, seq + i, kind, json.dumps(data), now) for i, (kind, data) in enumerate(events)
         ]
-        self.db["events"].insert_all(rows)
+        # Plain SQL: this is every move's path, and insert_all inspects the table first.
+        self.db.conn.executemany(
+            "INSERT INTO events (room, seq, type, data, at) VALUES (?, ?, ?, ?, ?)", rows
+        )
 
     def kind(self, room: str) -> str | None:
         """The room's kind, or None if there is no such room."""

@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 from ..rooms import IDLE_SECONDS, Room, Rooms, table_view
 from ..store import Store
 from .computer import Autoplayer
+from .faces import face
 from .hub import Hub
 from .messages import error_message, refusal
 from .render import render_table
@@ -51,6 +52,7 @@ def init_app(app: Flask, rng=None) -> Services:
         app.config["MAX_CONTENT_LENGTH"] = 64 * 1024  # a form here is a few short fields
     app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25})
     i18n.init_app(app)
+    app.jinja_env.globals["face"] = face
     store = Store(app.config["DOMINO_DB"])
     services = Services(Rooms(store, rng), Hub())
     services.autoplayer = Autoplayer(app, services, app.config["BOT_DELAY_MS"])

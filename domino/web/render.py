@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import render_template, url_for
-from flask_babel import gettext, ngettext, pgettext
+from flask_babel import get_locale, gettext, ngettext, pgettext
 from markupsafe import Markup
 
 from ..events import DRAW, PASS, Play, PublicMove
 from ..game import laid_at
 from ..rooms import TableView
 from ..tiles import Tile, pip_total
+from .i18n import bound_gettext
 
 # The live region's new text, swapped into the page's persistent `#announce` (room.html): a
 # sibling of `#table`, never inside it, so that htmx swaps it on its own.
@@ -63,9 +64,10 @@ def render_table(
     options = choices(tv)
     if selected not in options or options[selected].direct:
         selected = None
-    speak = Speaker()
+    speak = Speaker.current()
     html = render_template(
         "partials/table.html",
+        **bound_gettext(),
         tv=tv,
         g=tv.game,
         me=tv.seat,
@@ -105,8 +107,19 @@ def _last_laid(tv: TableView) -> int | None:
     return 0 if plays[-1].end == "left" else len(tv.game.line) - 1
 
 
+SPEAKERS: dict[str, Speaker] = {}  # one per language: the words never change while we run
+
+
 class Speaker:
     """Tiles as words in the page's language: "three–five", "double six", "blank–four"."""
+
+    @classmethod
+    def current(cls) -> Speaker:
+        """The speaker of the current language."""
+        lang = str(get_locale() or "en")
+        if lang not in SPEAKERS:
+            SPEAKERS[lang] = cls()
+        return SPEAKERS[lang]
 
     def __init__(self) -> None:
         self.names = (
@@ -118,6 +131,8 @@ class Speaker:
             pgettext("pips", "five"),
             pgettext("pips", "six"),
         )
+        self.double = gettext("double %(name)s")
+        self.pair = gettext("%(left)s–%(right)s")
 
     def name(self, value: int) -> str:
         """One half's number in words (digits beyond six)."""
@@ -126,8 +141,8 @@ class Speaker:
     def halves(self, a: int, b: int) -> str:
         """The spoken name of a tile showing `a` then `b` (left to right, or top to bottom)."""
         if a == b:
-            return gettext("double %(name)s", name=self.name(a))
-        return gettext("%(left)s–%(right)s", left=self.name(a), right=self.name(b))
+            return self.double % {"name": self.name(a)}
+        return self.pair % {"left": self.name(a), "right": self.name(b)}
 
     def tile(self, tile: Tile) -> str:
         """The spoken name of a tile, low half first."""

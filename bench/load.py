@@ -1,0 +1,322 @@
+"""Load bench: many friend rooms played for real against the production server, with figures.
+
+    .venv/bin/python bench/load.py [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
+
+Starts the server as `make serve` does (gunicorn.conf.py: one gevent worker) on a free loopback
+port and a temporary database. Then, as browsers would:
+
+1. seats R friend rooms: the home page, POST /rooms, the invitation page and its join, each
+   seat's room page (its tab id and CSRF token), then each seat's websocket, offering
+   permessage-deflate like a browser;
+2. reads the worker's RSS with every room idle (both sockets open, nobody moving);
+3. plays for --seconds: in each room the seat to move waits a think time (uniform over --think
+   seconds) and acts through the real HTTP endpoint, choosing among the buttons its own table
+   offers (a tile that fits both ends is selected first, as a click does, then laid). The
+   time from sending the action to the other seat's socket receiving the table with the new
+   seq is the push latency. Finished rounds are asked for and accepted again. Meanwhile a probe
+   requests GET /healthz, a bare Flask endpoint, 20 times a second: the floor;
+4. waits for the pushes in flight, then reads the stored log: every acknowledged action's
+   event must be there.
+
+cost_ratio is the median move -> push latency over the median bare-endpoint round trip, both
+measured from this client in the same run. Prints a table, then one JSON line:
+
+    {"rooms", "moves", "errors", "lost", "p50_ms", "p99_ms", "floor_p50_ms", "cost_ratio",
+     "rss_per_room_kb"}
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from faults import Server, free_port
+from loadclient import Browser, Tally, choose
+
+PUSH_WAIT = 10.0  # seconds a push may take before it counts as missed
+SETUP_AT_ONCE = 32
+
+
+class Room:
+    """Two browsers at one table."""
+
+    def __init__(self, host: Browser, guest: Browser) -> None:
+        self.id = host.room
+        self.seats = (host, guest)
+
+    @property
+    def seq(self) -> int:
+        return max(seat.seq for seat in self.seats)
+
+
+def worker_pid(master: int) -> int:
+    """The gunicorn worker of a master process."""
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return int(children[0])
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+class Run:
+    """One load run: set up, measure idle, play, check."""
+
+    def __init__(self, args, url: str) -> None:
+        self.args = args
+        self.url = url
+        self.rng = random.Random(args.seed)
+        self.tally = Tally()
+        self.acknowledged: set[tuple[str, int]] = set()
+        self.floor: list[float] = []
+        self.lag: list[float] = []
+
+    async def seat_room(self, http, sockets, gate) -> Room | None:
+        async with gate:
+            host, guest = Browser(self.url, http), Browser(self.url, http)
+            try:
+                await host.create_room()
+                await guest.join(host.room)
+                for seat in (host, guest):
+                    await seat.open_page()
+                for seat in (host, guest):
+                    await seat.connect(sockets, self.args.deflate, self.tally)
+                return Room(host, guest)
+            except (TimeoutError, aiohttp.ClientError, AssertionError) as error:
+                self.tally.error("setup", repr(error))
+                for seat in (host, guest):
+                    await seat.close()
+                return None
+
+    async def play(self, room: Room, until: float) -> None:
+        """Take turns at a human pace until the deadline."""
+        low, high = self.args.think
+        await asyncio.sleep(self.rng.uniform(0, high))  # rooms do not start in step
+        while time.monotonic() < until:
+            found = choose(room.seats, self.rng)
+            if found is None:
+                if not await self.wait_change(room, room.seq):
+                    self.tally.error("stuck", f"{room.id}: no seat can act at seq {room.seq}")
+                    return
+                continue
+            mover, action, fields = found
+            await asyncio.sleep(self.rng.uniform(low, high))
+            if time.monotonic() >= until:
+                return
+            await self.act(room, mover, action, fields)
+
+    async def act(self, room: Room, mover: int, action: str, fields: dict) -> None:
+        seat, other = room.seats[mover], room.seats[1 - mover]
+        before = room.seq
+        if action == "select":  # a click on a tile that fits both ends, then on an end
+            found = await seat.select(fields["tile"], self.tally, self.rng)
+            if found is None:
+                return
+            action, fields = found
+        start = time.perf_counter()
+        status, seq = await seat.post(action, fields, self.tally)
+        if status != 200:
+            self.tally.error(f"http {status}", f"{room.id} {action} {fields} at {before}")
+            await asyncio.gather(*(s.refresh(self.tally) for s in room.seats))
+            return
+        self.acknowledged.add((room.id, seq))
+        self.tally.moves += 1
+        if not await self.wait_push(other, before):
+            self.tally.error("missed push", f"{room.id}: seq {seq} did not reach the other seat")
+            await other.refresh(self.tally)
+            return
+        self.tally.latency.append(other.changed_at - start)
+
+    async def wait_push(self, seat: Browser, before: int) -> bool:
+        end = time.monotonic() + PUSH_WAIT
+        while seat.seq <= before:
+            left = end - time.monotonic()
+            if left <= 0 or seat.closed:
+                return False
+            seat.changed.clear()
+            try:
+                await asyncio.wait_for(seat.changed.wait(), left)
+            except TimeoutError:
+                return False
+        return True
+
+    async def wait_change(self, room: Room, seq: int) -> bool:
+        end = time.monotonic() + PUSH_WAIT
+        while room.seq <= seq and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        return room.seq > seq
+
+    async def probe_floor(self, http, until: float) -> None:
+        """GET /healthz 20 times a second: the bare endpoint's round trip."""
+        while time.monotonic() < until:
+            start = time.perf_counter()
+            async with http.get(self.url + "/healthz") as reply:
+                await reply.read()
+                if reply.status == 200:
+                    self.floor.append(time.perf_counter() - start)
+            await asyncio.sleep(0.05)
+
+    async def watch_loop(self, until: float) -> None:
+        """How late this client's own event loop wakes (it adds to every latency it measures)."""
+        while time.monotonic() < until:
+            start = time.perf_counter()
+            await asyncio.sleep(0.1)
+            self.lag.append(time.perf_counter() - start - 0.1)
+
+
+async def main_async(args, server: Server, db: Path) -> dict:
+    run = Run(args, server.url)
+    worker = worker_pid(server.proc.pid)
+    http = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=128),
+        cookie_jar=aiohttp.DummyCookieJar(),
+        timeout=aiohttp.ClientTimeout(total=30),
+    )
+    sockets = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=0), cookie_jar=aiohttp.DummyCookieJar()
+    )
+    gate = asyncio.Semaphore(SETUP_AT_ONCE)
+    try:
+        warm = [
+            r
+            for r in await asyncio.gather(*(run.seat_room(http, sockets, gate) for _ in range(10)))
+            if r
+        ]
+        for room in warm:
+            for seat in room.seats:
+                await seat.close()
+        await asyncio.sleep(1)
+        base = rss_kb(worker)
+        started = time.monotonic()
+        rooms = await asyncio.gather(
+            *(run.seat_room(http, sockets, gate) for _ in range(args.rooms))
+        )
+        rooms = [room for room in rooms if room is not None]
+        setup_s = time.monotonic() - started
+        await asyncio.sleep(2)
+        idle = rss_kb(worker)
+        until = time.monotonic() + args.seconds
+        play_start = time.monotonic()
+        probes = [run.probe_floor(http, until), run.watch_loop(until)]
+        await asyncio.wait_for(
+            asyncio.gather(*(run.play(room, until) for room in rooms), *probes),
+            args.seconds + 3 * PUSH_WAIT,
+        )
+        played_s = time.monotonic() - play_start
+        after = rss_kb(worker)
+        for room in rooms:
+            run.tally.errors += sum(seat.dropped for seat in room.seats)
+    finally:
+        for session in (http, sockets):
+            await session.close()
+    lost = run.acknowledged - stored(db)
+    return report(args, run, len(rooms), setup_s, played_s, base, idle, after, len(lost))
+
+
+def stored(db: Path) -> set[tuple[str, int]]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return set(conn.execute("SELECT room, seq FROM events"))
+    finally:
+        conn.close()
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def report(args, run: Run, rooms, setup_s, played_s, base, idle, after, lost) -> dict:
+    t = run.tally
+    ms = lambda values, q: round(quantile(values, q) * 1000, 2)  # noqa: E731
+    p50, p99, floor = ms(t.latency, 0.5), ms(t.latency, 0.99), ms(run.floor, 0.5)
+    per_idle = (idle - base) / max(rooms, 1)
+    per_room = (after - base) / max(rooms, 1)
+    rows = [
+        ("rooms seated (2 sockets each)", f"{rooms} of {args.rooms} in {setup_s:.1f} s"),
+        ("think time per action", f"{args.think[0]:g}-{args.think[1]:g} s"),
+        ("actions acknowledged", f"{t.moves} in {played_s:.1f} s ({t.moves / played_s:.1f}/s)"),
+        ("move -> other seat's push p50 / p99 / max", f"{p50} / {p99} / {ms(t.latency, 1.0)} ms"),
+        ("move reply (HTTP) p50 / p99", f"{ms(t.reply, 0.5)} / {ms(t.reply, 0.99)} ms"),
+        ("bare endpoint p50 / p99", f"{floor} / {ms(run.floor, 0.99)} ms ({len(run.floor)})"),
+        ("client loop lag p50 / p99", f"{ms(run.lag, 0.5)} / {ms(run.lag, 0.99)} ms"),
+        ("errors / lost", f"{t.errors} / {lost}"),
+        ("worker RSS base / idle / after play", f"{base} / {idle} / {after} KB"),
+        ("RSS per idle room / per room after play", f"{per_idle:.1f} / {per_room:.1f} KB"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    for kind, examples in t.examples.items():
+        print(f"  {kind}: {t.kinds[kind]}, e.g. {examples[0]}")
+    return {
+        "rooms": rooms,
+        "moves": t.moves,
+        "errors": t.errors,
+        "lost": lost,
+        "p50_ms": p50,
+        "p99_ms": p99,
+        "floor_p50_ms": floor,
+        "cost_ratio": round(p50 / floor, 2) if floor else None,
+        "rss_per_room_kb": round(per_room, 1),
+    }
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=2000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--think",
+        type=lambda text: tuple(float(x) for x in text.split(",")),
+        default=(2.0, 8.0),
+        help="low,high seconds a seat thinks before each action (uniform)",
+    )
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--no-deflate", dest="deflate", action="store_false")
+    args = parser.parse_args(argv)
+    if args.rooms < 1 or args.seconds <= 0 or len(args.think) != 2:
+        parser.error("--rooms and --seconds must be positive, --think is low,high")
+    return args
+
+
+def raise_open_files(needed: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < needed:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed, hard), hard))
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    raise_open_files(4 * args.rooms + 2000)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "load.sqlite3"
+        server = Server(db, free_port())
+        server.start()
+        try:
+            result = asyncio.run(main_async(args, server, db))
+        finally:
+            server.kill()
+    print(json.dumps(result))
+    return 0 if result["errors"] == 0 and result["lost"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

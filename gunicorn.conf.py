@@ -14,6 +14,29 @@ control_socket_disable = True
 keepalive = 75
 timeout = 60
 graceful_timeout = 10
+# A full collection scans every tracked object (~300 per live room: ~0.4 s at 2,000 rooms);
+# Python runs one whenever the objects promoted since the last one reach a quarter of the
+# heap. Moves promote whatever is in flight at each young collection, so with the default
+# thresholds (700, 10, 10) that took ~10 s at 300 moves/s. Fewer young collections promote
+# far less. (Nearly all garbage here is freed by reference counting, not by the collector.)
+GC_THRESHOLDS = (5_000, 20, 50)
+
+
+def post_fork(server, worker):
+    """Lighter greenlets, and a garbage collector that seldom scans the long-lived heap."""
+    import gc
+
+    import gevent
+
+    gevent.config.track_greenlet_tree = False  # each greenlet's spawning stack, for debugging
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+def post_worker_init(worker):
+    """Leave what the app loaded at start out of every later collection."""
+    import gc
+
+    gc.freeze()
 
 
 def on_starting(server):

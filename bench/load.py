@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
+import os
 import random
 import resource
 import sqlite3
@@ -67,6 +69,12 @@ def worker_pid(master: int) -> int:
     return int(children[0])
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -85,6 +93,8 @@ class Run:
         self.acknowledged: set[tuple[str, int]] = set()
         self.floor: list[float] = []
         self.lag: list[float] = []
+        self.cpu = 0.0
+        self.trace: list[tuple[float, float]] = []  # (when sent, push latency), for --trace
 
     async def seat_room(self, http, sockets, gate) -> Room | None:
         async with gate:
@@ -136,11 +146,13 @@ class Run:
             return
         self.acknowledged.add((room.id, seq))
         self.tally.moves += 1
+        self.tally.actions[action] += 1
         if not await self.wait_push(other, before):
             self.tally.error("missed push", f"{room.id}: seq {seq} did not reach the other seat")
             await other.refresh(self.tally)
             return
         self.tally.latency.append(other.changed_at - start)
+        self.trace.append((start, other.changed_at - start))
 
     async def wait_push(self, seat: Browser, before: int) -> bool:
         end = time.monotonic() + PUSH_WAIT
@@ -208,22 +220,29 @@ async def main_async(args, server: Server, db: Path) -> dict:
         )
         rooms = [room for room in rooms if room is not None]
         setup_s = time.monotonic() - started
+        # This client's own collector must not pause the loop that times the server.
+        gc.collect()
+        gc.freeze()
         await asyncio.sleep(2)
         idle = rss_kb(worker)
         until = time.monotonic() + args.seconds
-        play_start = time.monotonic()
+        play_start, cpu_start = time.monotonic(), cpu_seconds(worker)
         probes = [run.probe_floor(http, until), run.watch_loop(until)]
         await asyncio.wait_for(
             asyncio.gather(*(run.play(room, until) for room in rooms), *probes),
             args.seconds + 3 * PUSH_WAIT,
         )
         played_s = time.monotonic() - play_start
+        run.cpu = (cpu_seconds(worker) - cpu_start) / played_s
         after = rss_kb(worker)
         for room in rooms:
             run.tally.errors += sum(seat.dropped for seat in room.seats)
     finally:
         for session in (http, sockets):
             await session.close()
+    if args.trace:
+        with open(args.trace, "w") as out:
+            out.writelines(f"{when:.4f} {took * 1000:.2f}\n" for when, took in run.trace)
     lost = run.acknowledged - stored(db)
     return report(args, run, len(rooms), setup_s, played_s, base, idle, after, len(lost))
 
@@ -253,10 +272,15 @@ def report(args, run: Run, rooms, setup_s, played_s, base, idle, after, lost) ->
         ("rooms seated (2 sockets each)", f"{rooms} of {args.rooms} in {setup_s:.1f} s"),
         ("think time per action", f"{args.think[0]:g}-{args.think[1]:g} s"),
         ("actions acknowledged", f"{t.moves} in {played_s:.1f} s ({t.moves / played_s:.1f}/s)"),
+        ("actions by kind", ", ".join(f"{k} {n}" for k, n in sorted(t.actions.items()))),
         ("move -> other seat's push p50 / p99 / max", f"{p50} / {p99} / {ms(t.latency, 1.0)} ms"),
         ("move reply (HTTP) p50 / p99", f"{ms(t.reply, 0.5)} / {ms(t.reply, 0.99)} ms"),
         ("bare endpoint p50 / p99", f"{floor} / {ms(run.floor, 0.99)} ms ({len(run.floor)})"),
-        ("client loop lag p50 / p99", f"{ms(run.lag, 0.5)} / {ms(run.lag, 0.99)} ms"),
+        (
+            "client loop lag p50 / p99 / max",
+            f"{ms(run.lag, 0.5)} / {ms(run.lag, 0.99)} / {ms(run.lag, 1.0)} ms",
+        ),
+        ("worker CPU while playing", f"{run.cpu:.0%} of one core"),
         ("errors / lost", f"{t.errors} / {lost}"),
         ("worker RSS base / idle / after play", f"{base} / {idle} / {after} KB"),
         ("RSS per idle room / per room after play", f"{per_idle:.1f} / {per_room:.1f} KB"),
@@ -290,6 +314,7 @@ def parse_args(argv=None):
         help="low,high seconds a seat thinks before each action (uniform)",
     )
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--trace", help="write each move's send time and push latency here")
     parser.add_argument("--no-deflate", dest="deflate", action="store_false")
     args = parser.parse_args(argv)
     if args.rooms < 1 or args.seconds <= 0 or len(args.think) != 2:

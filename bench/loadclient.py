@@ -31,6 +31,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.moves = 0
+        self.actions: Counter[str] = Counter()  # acknowledged, by kind
         self.errors = 0
         self.kinds: Counter[str] = Counter()
         self.examples: dict[str, list[str]] = defaultdict(list)

@@ -627,6 +627,17 @@ def test_the_handshake_is_refused_without_the_page_origin_or_a_seat(server, open
     allowed.wait(lambda f: f.table is not None, "with the whole table")
 
 
+def test_the_handshake_declines_compression_a_browser_offers(server, opened):
+    """permessage-deflate would keep ~120 KB of zlib state per socket; frames go plain."""
+    host = create_room(server, opened)
+    offer = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"
+    sock = host.open_socket(header=[f"Cookie: seat={host.browser.cookie('seat')}", offer])
+    sock.wait(lambda f: f.table is not None, "with the whole table")
+    accepted = {name.lower(): value for name, value in sock.ws.getheaders().items()}
+    assert sock.ws.getstatus() == 101
+    assert "sec-websocket-extensions" not in accepted
+
+
 # ---------------------------------------------------------------------------------------------
 # 6. A whole round: every fragment is for its seat, and both see the result
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from flask import Blueprint, abort, current_app, request
 from flask_sock import Sock
 
@@ -13,6 +15,33 @@ from .render import render_superseded, render_table
 
 bp = Blueprint("sockets", __name__)
 sock = Sock()
+PING_SECONDS = 25
+
+
+class BareGreenlet:
+    """simple-websocket's reader "thread" as a bare gevent greenlet (no Thread object).
+
+    Under gevent a thread is a greenlet wrapped in a Thread with its locks and events; a
+    server holding thousands of sockets keeps one per socket, so the bare one saves memory.
+    """
+
+    def __init__(self, target) -> None:
+        self.target = target
+        self.name = "websocket reader"
+
+    def start(self) -> None:
+        from gevent import spawn_raw
+
+        spawn_raw(self.target)
+
+
+def server_options() -> dict:
+    """flask-sock's options: pings, and bare greenlets when running under gevent."""
+    options = {"ping_interval": PING_SECONDS}
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("threading"):
+        options["thread_class"] = BareGreenlet
+    return options
 
 
 @bp.before_request
@@ -25,6 +54,9 @@ def check_origin_and_seat():
     found, seat = seated(room_id)
     if found is None or seat is None:
         abort(403)
+    # No permessage-deflate: its zlib state costs ~120 KB per socket for the life of the
+    # socket, to save a few KB per push. Without the client's offer, none is accepted.
+    request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
 
 
 @sock.route("/r/<room_id>/ws", bp=bp)

@@ -1,0 +1,48 @@
+"""The load bench in small: real rooms, real websockets, the production server (bench/load.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+KEYS = [
+    "rooms",
+    "moves",
+    "errors",
+    "lost",
+    "p50_ms",
+    "p99_ms",
+    "floor_p50_ms",
+    "cost_ratio",
+    "rss_per_room_kb",
+]
+
+
+@pytest.mark.slow
+def test_rooms_played_over_websockets_lose_nothing_and_every_push_arrives(tmp_path):
+    trace = tmp_path / "trace.txt"
+    command = [sys.executable, "bench/load.py", "--rooms", "12", "--seconds", "6"]
+    command += ["--think", "0.02,0.1", "--trace", str(trace)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    lines = done.stdout.strip().splitlines()
+    assert lines, done.stderr
+    result = json.loads(lines[-1])
+    assert list(result) == KEYS
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert result["rooms"] == 12
+    assert result["errors"] == 0 and result["lost"] == 0
+    # At this pace the rooms play whole rounds and deal again.
+    kinds = re.search(r"^actions by kind\s+(.*)$", done.stdout, re.MULTILINE).group(1)
+    done_by_kind = dict(item.rsplit(" ", 1) for item in kinds.split(", "))
+    assert {"play", "new-round", "accept-new-round"} <= set(done_by_kind), kinds
+    assert sum(int(n) for n in done_by_kind.values()) == result["moves"]
+    timed = trace.read_text().splitlines()
+    assert len(timed) == result["moves"]  # every acknowledged move's push was timed
+    assert 0 < result["p50_ms"] <= result["p99_ms"]
+    assert result["floor_p50_ms"] > 0 and result["rss_per_room_kb"] > 0

@@ -94,7 +94,7 @@ class Run:
         self.floor: list[float] = []
         self.lag: list[float] = []
         self.cpu = 0.0
-        self.trace: list[tuple[float, float]] = []  # (when sent, push latency), for --trace
+        self.trace: list[tuple[float, float]] = []  # (wall clock, push latency), for --trace
 
     async def seat_room(self, http, sockets, gate) -> Room | None:
         async with gate:
@@ -133,15 +133,20 @@ class Run:
     async def act(self, room: Room, mover: int, action: str, fields: dict) -> None:
         seat, other = room.seats[mover], room.seats[1 - mover]
         before = room.seq
-        if action == "select":  # a click on a tile that fits both ends, then on an end
-            found = await seat.select(fields["tile"], self.tally, self.rng)
-            if found is None:
-                return
-            action, fields = found
         start = time.perf_counter()
-        status, seq = await seat.post(action, fields, self.tally)
+        try:
+            if action == "select":  # a click on a tile that fits both ends, then on an end
+                found = await seat.select(fields["tile"], self.tally, self.rng)
+                if found is None:
+                    return
+                action, fields = found
+                start = time.perf_counter()
+            status, seq = await seat.post(action, fields, self.tally)
+        except (TimeoutError, aiohttp.ClientError) as error:
+            status, seq = repr(error), None
         if status != 200:
-            self.tally.error(f"http {status}", f"{room.id} {action} {fields} at {before}")
+            kind = f"{action} {status if isinstance(status, int) else 'failed'}"
+            self.tally.error(kind, f"{room.id} {fields} at {before}: {status}")
             await asyncio.gather(*(s.refresh(self.tally) for s in room.seats))
             return
         self.acknowledged.add((room.id, seq))
@@ -152,7 +157,7 @@ class Run:
             await other.refresh(self.tally)
             return
         self.tally.latency.append(other.changed_at - start)
-        self.trace.append((start, other.changed_at - start))
+        self.trace.append((time.time(), other.changed_at - start))
 
     async def wait_push(self, seat: Browser, before: int) -> bool:
         end = time.monotonic() + PUSH_WAIT
@@ -220,9 +225,10 @@ async def main_async(args, server: Server, db: Path) -> dict:
         )
         rooms = [room for room in rooms if room is not None]
         setup_s = time.monotonic() - started
-        # This client's own collector must not pause the loop that times the server.
+        # This client's own collector must not pause the loop that times the server: it
+        # collects now, then not at all while it plays (a minute's garbage is some MB).
         gc.collect()
-        gc.freeze()
+        gc.disable()
         await asyncio.sleep(2)
         idle = rss_kb(worker)
         until = time.monotonic() + args.seconds
@@ -233,6 +239,7 @@ async def main_async(args, server: Server, db: Path) -> dict:
             args.seconds + 3 * PUSH_WAIT,
         )
         played_s = time.monotonic() - play_start
+        gc.enable()
         run.cpu = (cpu_seconds(worker) - cpu_start) / played_s
         after = rss_kb(worker)
         for room in rooms:
@@ -314,7 +321,9 @@ def parse_args(argv=None):
         help="low,high seconds a seat thinks before each action (uniform)",
     )
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--trace", help="write each move's send time and push latency here")
+    parser.add_argument(
+        "--trace", help="write each move's wall-clock time and push latency (ms) here"
+    )
     parser.add_argument("--no-deflate", dest="deflate", action="store_false")
     args = parser.parse_args(argv)
     if args.rooms < 1 or args.seconds <= 0 or len(args.think) != 2:

@@ -81,7 +81,7 @@ def table(ws, room_id: str):
     services.autoplayer.nudge(room, request.host_url)
     try:
         while ws.connected:
-            ws.receive(timeout=60)  # the page sends nothing; this only notices the close
+            ws.receive()  # the page sends nothing: this returns (or raises) when it closes
     finally:
         if services.hub.detach(room_id, seat, conn):
             with services.rooms.lock(room_id):

@@ -63,21 +63,25 @@ def free_port() -> int:
 class Server:
     """The production server (gunicorn + gevent) as a killable process group."""
 
-    def __init__(self, db: Path, port: int) -> None:
+    # The rate limits (per client address) would throttle one scripted client.
+    UNLIMITED = "app:create_app({'RATELIMIT_ENABLED': False})"
+
+    def __init__(self, db: Path, port: int, app: str = UNLIMITED, env: dict | None = None):
         self.db, self.port = db, port
+        self.app, self.env = app, env or {}
         self.url = f"http://127.0.0.1:{port}"
         self.proc: subprocess.Popen | None = None
 
     def start(self, deadline: float = 20.0) -> None:
         env = dict(os.environ)
         env.update(DOMINO_DB=str(self.db), DOMINO_BOT_DELAY_MS="0", DOMINO_SECRET_KEY="faults")
+        env.update(self.env)
         cmd = [
             str(GUNICORN),
             "--config=gunicorn.conf.py",  # as `make serve`
             f"--bind=127.0.0.1:{self.port}",
             "--graceful-timeout=1",
-            # The rate limits (per client address) would throttle this one scripted client.
-            "app:create_app({'RATELIMIT_ENABLED': False})",
+            self.app,
         ]
         log = open(self.db.with_suffix(".log"), "ab")  # noqa: SIM115 (the child holds it)
         self.proc = subprocess.Popen(

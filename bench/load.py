@@ -342,7 +342,9 @@ def main(argv=None) -> int:
     raise_open_files(4 * args.rooms + 2000)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "load.sqlite3"
-        server = Server(db, free_port())
+        # As in production behind one proxy: rate limits on, counted per player's address
+        # (each browser here sends its own X-Forwarded-For).
+        server = Server(db, free_port(), app="app:create_app()", env={"DOMINO_PROXIES": "1"})
         server.start()
         try:
             result = asyncio.run(main_async(args, server, db))

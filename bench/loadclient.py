@@ -100,11 +100,17 @@ def _asked(seats) -> bool:
 
 
 class Browser:
-    """One browser holding (or about to take) one seat."""
+    """One browser holding (or about to take) one seat, from its own (proxied) address."""
+
+    made = 0
 
     def __init__(self, url: str, http: aiohttp.ClientSession) -> None:
         self.url = url
         self.http = http
+        Browser.made += 1
+        self.address = (
+            f"10.{Browser.made >> 16 & 255}.{Browser.made >> 8 & 255}.{Browser.made & 255}"
+        )
         self.cookies: dict[str, str] = {}
         self.room = self.tab = self.csrf = ""
         self.html = ""
@@ -119,6 +125,7 @@ class Browser:
     async def request(self, method: str, path: str, data=None, headers=None):
         """One request with this browser's cookies; (status, text, headers)."""
         sent = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        sent["X-Forwarded-For"] = self.address
         sent.update(headers or {})
         async with self.http.request(
             method, self.url + path, data=data, headers=sent, allow_redirects=False
@@ -162,7 +169,11 @@ class Browser:
         url += f"/r/{self.room}/ws?tab={urllib.parse.quote(self.tab)}"
         self.ws = await sockets.ws_connect(
             url,
-            headers={"Cookie": f"seat={self.cookies['seat']}", "Origin": self.url},
+            headers={
+                "Cookie": f"seat={self.cookies['seat']}",
+                "Origin": self.url,
+                "X-Forwarded-For": self.address,
+            },
             compress=15 if deflate else 0,
             max_msg_size=0,
         )

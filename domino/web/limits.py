@@ -1,6 +1,7 @@
 """Rate limits per client address: creating rooms, and acting at a table.
 
-Flask-Limiter with in-memory storage (one process: the limits are per worker). Configured by
+Flask-Limiter with counters in memory (ratestore.py; one process: the limits are per worker).
+Configured by
 
 - ``RATELIMIT_ENABLED``: on by default, off for an app in testing mode unless set;
 - ``RATELIMIT_CREATE``: creating rooms, with a friend or against the computer, together;
@@ -20,6 +21,7 @@ from flask_limiter import Limiter
 from flask_limiter.errors import RateLimitExceeded
 from flask_limiter.util import get_remote_address
 
+from . import ratestore  # noqa: F401 (registers the domino-memory:// storage)
 from .messages import error_message
 
 CREATE_LIMIT = "20 per minute; 200 per day"
@@ -34,7 +36,7 @@ def init_app(app: Flask) -> Limiter | None:
     """Apply the limits to the app's views (after the pages are registered)."""
     config = app.config
     config.setdefault("RATELIMIT_ENABLED", not app.testing)
-    config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
+    config.setdefault("RATELIMIT_STORAGE_URI", "domino-memory://")
     config.setdefault("RATELIMIT_CREATE", CREATE_LIMIT)
     config.setdefault("RATELIMIT_ACT", ACT_LIMIT)
     if not config["RATELIMIT_ENABLED"]:

@@ -3,7 +3,9 @@
     .venv/bin/python bench/load.py [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
 
 Starts the server as `make serve` does (gunicorn.conf.py: one gevent worker) on a free loopback
-port and a temporary database. Then, as browsers would:
+port and a temporary database, configured as behind one reverse proxy (DOMINO_PROXIES=1) with
+its rate limits on; each browser sends its own address in X-Forwarded-For, as the proxy would
+(--unlimited turns the limits off, to see what they cost). Then, as browsers would:
 
 1. seats R friend rooms: the home page, POST /rooms, the invitation page and its join, each
    seat's room page (its tab id and CSRF token), then each seat's websocket, offering
@@ -324,6 +326,9 @@ def parse_args(argv=None):
     parser.add_argument(
         "--trace", help="write each move's wall-clock time and push latency (ms) here"
     )
+    parser.add_argument(
+        "--unlimited", action="store_true", help="run the server without its rate limits"
+    )
     parser.add_argument("--no-deflate", dest="deflate", action="store_false")
     args = parser.parse_args(argv)
     if args.rooms < 1 or args.seconds <= 0 or len(args.think) != 2:
@@ -344,7 +349,8 @@ def main(argv=None) -> int:
         db = Path(tmp) / "load.sqlite3"
         # As in production behind one proxy: rate limits on, counted per player's address
         # (each browser here sends its own X-Forwarded-For).
-        server = Server(db, free_port(), app="app:create_app()", env={"DOMINO_PROXIES": "1"})
+        app = Server.UNLIMITED if args.unlimited else "app:create_app()"
+        server = Server(db, free_port(), app=app, env={"DOMINO_PROXIES": "1"})
         server.start()
         try:
             result = asyncio.run(main_async(args, server, db))

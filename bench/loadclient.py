@@ -24,6 +24,7 @@ ATTR = re.compile(r"""([\w:-]+)(?:="([^"]*)"|='([^']*)')?""")
 HX_HEADERS = re.compile(r"hx-headers='([^']*)'")
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 MOVES = ("draw", "pass")
+PUSH_FIRST = 10.0  # seconds a new socket may take to send its first table
 
 
 class Tally:
@@ -254,6 +255,3 @@ class Browser:
             await self.ws.close()
         if self.reader is not None:
             await asyncio.gather(self.reader, return_exceptions=True)
-
-
-PUSH_FIRST = 10.0

@@ -11,12 +11,14 @@ from markupsafe import Markup
 from ..events import DRAW, PASS, Play, PublicMove
 from ..game import laid_at
 from ..rooms import TableView
-from ..tiles import Tile, pip_total
+from ..tiles import Laid, Tile, pip_total
+from .faces import face
 from .i18n import bound_gettext
 
 # The live region's new text, swapped into the page's persistent `#announce` (room.html): a
 # sibling of `#table`, never inside it, so that htmx swaps it on its own.
 ANNOUNCE = Markup('\n<div id="announce" hx-swap-oob="innerHTML">{}</div>')
+LAID_ITEM = Markup('<li class="{}" data-tile="{}" aria-label="{}">{}</li>')
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ def render_table(
         last=_last_laid(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
         spoken=speak.halves,
+        laid_item=speak.laid_item,
         spoken_tile=speak.tile,
         lay_label=lambda end: _lay_label(speak, tv, selected, end),
     )
@@ -133,6 +136,7 @@ class Speaker:
         )
         self.double = gettext("double %(name)s")
         self.pair = gettext("%(left)s–%(right)s")
+        self._items: dict[tuple[int, int, bool], Markup] = {}
 
     def name(self, value: int) -> str:
         """One half's number in words (digits beyond six)."""
@@ -147,6 +151,18 @@ class Speaker:
     def tile(self, tile: Tile) -> str:
         """The spoken name of a tile, low half first."""
         return self.halves(tile.low, tile.high)
+
+    def laid_item(self, laid: Laid, last: bool) -> Markup:
+        """A tile of the line as its list item: drawn and named once per language and way."""
+        key = (laid.left, laid.right, last)
+        item = self._items.get(key)
+        if item is None:
+            classes = "laid" + (" double" if laid.is_double else "") + (" last" if last else "")
+            face_svg = face(laid.left, laid.right, vertical=laid.is_double)
+            name = self.halves(laid.left, laid.right)
+            item = LAID_ITEM.format(classes, str(laid), name, face_svg)
+            self._items[key] = item
+        return item
 
 
 def _lay_label(speak: Speaker, tv: TableView, tile: Tile | None, end: str) -> str:

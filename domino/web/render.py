@@ -85,7 +85,6 @@ def render_table(
         invite=url_for("pages.room", room_id=tv.room, _external=True),
         last=_last_laid(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
-        spoken=speak.halves,
         laid_item=speak.laid_item,
         spoken_tile=speak.tile,
         lay_label=lambda end: _lay_label(speak, tv, selected, end),

@@ -18,7 +18,9 @@ its rate limits on; each browser sends its own address in X-Forwarded-For, as th
    seq is the push latency. Finished rounds are asked for and accepted again. Meanwhile a probe
    requests GET /healthz, a bare Flask endpoint, 20 times a second: the floor;
 4. waits for the pushes in flight, then reads the stored log: every acknowledged action's
-   event must be there.
+   event must be there. With --leaks, every table each seat received (pages, replies, pushed
+   frames) is also checked, against the round as it stood at that table's seq, for tiles that
+   seat may not see (bench/leaks.py's rule); a leak counts as an error.
 
 cost_ratio is the median move -> push latency over the median bare-endpoint round trip, both
 measured from this client in the same run. Prints a table, then one JSON line:
@@ -96,11 +98,14 @@ class Run:
         self.floor: list[float] = []
         self.lag: list[float] = []
         self.cpu = 0.0
+        self.leaks: tuple[int, int] | None = None  # (tables checked, leaks), with --leaks
         self.trace: list[tuple[float, float]] = []  # (wall clock, push latency), for --trace
 
     async def seat_room(self, http, sockets, gate) -> Room | None:
         async with gate:
             host, guest = Browser(self.url, http), Browser(self.url, http)
+            if self.args.leaks:
+                host.kept, guest.kept = [], []
             try:
                 await host.create_room()
                 await guest.join(host.room)
@@ -252,8 +257,46 @@ async def main_async(args, server: Server, db: Path) -> dict:
     if args.trace:
         with open(args.trace, "w") as out:
             out.writelines(f"{when:.4f} {took * 1000:.2f}\n" for when, took in run.trace)
+    if args.leaks:
+        run.leaks = check_leaks(db, rooms)
+        run.tally.errors += run.leaks[1]
     lost = run.acknowledged - stored(db)
     return report(args, run, len(rooms), setup_s, played_s, base, idle, after, len(lost))
+
+
+def check_leaks(db: Path, rooms: list[Room]) -> tuple[int, int]:
+    """Check every table each seat received for tiles it may not see: (checked, leaks)."""
+    from leaks import leaked_tiles  # the leak scanner's rule (it loads the tests' helpers)
+
+    from domino.rooms import apply, fold
+
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    checked = leaked = 0
+    try:
+        for room in rooms:
+            kind = conn.execute("SELECT kind FROM rooms WHERE id = ?", [room.id]).fetchone()[0]
+            rows = conn.execute(
+                "SELECT seq, type, data FROM events WHERE room = ? ORDER BY seq", [room.id]
+            )
+            states, folded = {}, None
+            for seq, type_, data in rows:
+                event = (seq, type_, json.loads(data))
+                folded = (
+                    fold(room.id, kind, [event])
+                    if folded is None
+                    else apply(folded, type_, event[2], seq)
+                )
+                states[seq] = folded.round
+            for index, seat in enumerate(room.seats):
+                for seq, text in seat.kept:
+                    if states.get(seq) is None:
+                        continue
+                    checked += 1
+                    if leaked_tiles(text, states[seq], index):
+                        leaked += 1
+    finally:
+        conn.close()
+    return checked, leaked
 
 
 def stored(db: Path) -> set[tuple[str, int]]:
@@ -290,6 +333,11 @@ def report(args, run: Run, rooms, setup_s, played_s, base, idle, after, lost) ->
             f"{ms(run.lag, 0.5)} / {ms(run.lag, 0.99)} / {ms(run.lag, 1.0)} ms",
         ),
         ("worker CPU while playing", f"{run.cpu:.0%} of one core"),
+        *(
+            [("tables checked for hidden tiles / leaks", f"{run.leaks[0]} / {run.leaks[1]}")]
+            if run.leaks is not None
+            else []
+        ),
         ("errors / lost", f"{t.errors} / {lost}"),
         ("worker RSS base / idle / after play", f"{base} / {idle} / {after} KB"),
         ("RSS per idle room / per room after play", f"{per_idle:.1f} / {per_room:.1f} KB"),
@@ -325,6 +373,11 @@ def parse_args(argv=None):
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
         "--trace", help="write each move's wall-clock time and push latency (ms) here"
+    )
+    parser.add_argument(
+        "--leaks",
+        action="store_true",
+        help="keep every table each seat receives and check it for tiles it may not see",
     )
     parser.add_argument(
         "--unlimited", action="store_true", help="run the server without its rate limits"

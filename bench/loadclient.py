@@ -122,6 +122,7 @@ class Browser:
         self.reader: asyncio.Task | None = None
         self.closing = self.closed = False
         self.dropped = 0
+        self.kept: list[tuple[int, str]] | None = None  # every table received, for --leaks
 
     async def request(self, method: str, path: str, data=None, headers=None):
         """One request with this browser's cookies; (status, text, headers)."""
@@ -198,6 +199,8 @@ class Browser:
     def take(self, text: str, now: float) -> None:
         """Keep a table if it is at least as new as the one this browser shows."""
         seq = seq_of(text)
+        if seq is not None and self.kept is not None:
+            self.kept.append((seq, text))
         if seq is None or seq < self.seq:
             return
         if seq > self.seq:

@@ -25,10 +25,10 @@ KEYS = [
 
 
 @pytest.mark.slow
-def test_rooms_played_over_websockets_lose_nothing_and_every_push_arrives(tmp_path):
+def test_rooms_played_over_websockets_lose_nothing_leak_nothing_and_every_push_arrives(tmp_path):
     trace = tmp_path / "trace.txt"
     command = [sys.executable, "bench/load.py", "--rooms", "12", "--seconds", "6"]
-    command += ["--think", "0.02,0.1", "--trace", str(trace)]
+    command += ["--think", "0.02,0.1", "--trace", str(trace), "--leaks"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     lines = done.stdout.strip().splitlines()
     assert lines, done.stderr
@@ -44,5 +44,11 @@ def test_rooms_played_over_websockets_lose_nothing_and_every_push_arrives(tmp_pa
     assert sum(int(n) for n in done_by_kind.values()) == result["moves"]
     timed = trace.read_text().splitlines()
     assert len(timed) == result["moves"]  # every acknowledged move's push was timed
+    # Every table either seat received over HTTP or its websocket showed it only its own tiles.
+    found = re.search(
+        r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
+    )
+    checked, leaks = int(found.group(1)), int(found.group(2))
+    assert leaks == 0 and checked >= 2 * result["moves"]  # a reply and a push per move at least
     assert 0 < result["p50_ms"] <= result["p99_ms"]
     assert result["floor_p50_ms"] > 0 and result["rss_per_room_kb"] > 0

@@ -23,7 +23,8 @@ its rate limits on; each browser sends its own address in X-Forwarded-For, as th
    seat may not see (bench/leaks.py's rule); a leak counts as an error.
 
 cost_ratio is the median move -> push latency over the median bare-endpoint round trip, both
-measured from this client in the same run. Prints a table, then one JSON line:
+measured from this client in the same run; rss_per_room_kb is the worker's growth per room
+after play (the table also gives it with every room idle). Prints a table, then one JSON line:
 
     {"rooms", "moves", "errors", "lost", "p50_ms", "p99_ms", "floor_p50_ms", "cost_ratio",
      "rss_per_room_kb"}

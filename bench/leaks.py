@@ -80,15 +80,10 @@ class Scanner:
         if key not in self._states:
             room, last = self._folded.get(table.room, (None, -1))
             kind = table.services.rooms.get(table.room).kind
-            for event in table.log:
-                if event[0] <= last:
-                    continue
-                room = (
-                    fold(table.room, kind, [event]) if room is None else apply(room, *_swap(event))
-                )
-                last = event[0]
-                self._states[(table.room, last)] = room.round
-            self._folded[table.room] = (room, last)
+            newer = [event for event in table.log if event[0] > last]
+            room, rounds = fold_rounds(table.room, kind, newer, room)
+            self._states.update(((table.room, s), state) for s, state in rounds.items())
+            self._folded[table.room] = (room, max(rounds, default=last))
         return self._states[key]
 
     def forget(self, room_id: str) -> None:
@@ -116,10 +111,18 @@ class Scanner:
                 self.examples.append(f"{where} to seat {seat} in {table.room}: {sorted(bad)}")
 
 
-def _swap(event):
-    """A stored event `(seq, type, data)` as `apply`'s arguments `(type, data, seq)`."""
-    seq, kind, data = event
-    return kind, data, seq
+def fold_rounds(room_id: str, kind: str, events, room=None):
+    """Fold stored events `(seq, type, data)` onto `room` (None: from the start): the room
+    after them, and the round as it stood right after each event, by seq."""
+    rounds = {}
+    for seq, type_, data in events:
+        room = (
+            fold(room_id, kind, [(seq, type_, data)])
+            if room is None
+            else apply(room, type_, data, seq)
+        )
+        rounds[seq] = room.round
+    return room, rounds
 
 
 class Probe(FakeSocket):

@@ -49,7 +49,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from faults import Server, free_port
+from faults import Server, free_port, stored
 from loadclient import Browser, Tally, choose
 
 PUSH_WAIT = 10.0  # seconds a push may take before it counts as missed
@@ -158,7 +158,6 @@ class Run:
             await asyncio.gather(*(s.refresh(self.tally) for s in room.seats))
             return
         self.acknowledged.add((room.id, seq))
-        self.tally.moves += 1
         self.tally.actions[action] += 1
         if not await self.wait_push(other, before):
             self.tally.error("missed push", f"{room.id}: seq {seq} did not reach the other seat")
@@ -261,15 +260,13 @@ async def main_async(args, server: Server, db: Path) -> dict:
     if args.leaks:
         run.leaks = check_leaks(db, rooms)
         run.tally.errors += run.leaks[1]
-    lost = run.acknowledged - stored(db)
+    lost = run.acknowledged - set(stored(db))
     return report(args, run, len(rooms), setup_s, played_s, base, idle, after, len(lost))
 
 
 def check_leaks(db: Path, rooms: list[Room]) -> tuple[int, int]:
     """Check every table each seat received for tiles it may not see: (checked, leaks)."""
-    from leaks import leaked_tiles  # the leak scanner's rule (it loads the tests' helpers)
-
-    from domino.rooms import apply, fold
+    from leaks import fold_rounds, leaked_tiles  # the leak scanner's rule and fold
 
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     checked = leaked = 0
@@ -279,15 +276,8 @@ def check_leaks(db: Path, rooms: list[Room]) -> tuple[int, int]:
             rows = conn.execute(
                 "SELECT seq, type, data FROM events WHERE room = ? ORDER BY seq", [room.id]
             )
-            states, folded = {}, None
-            for seq, type_, data in rows:
-                event = (seq, type_, json.loads(data))
-                folded = (
-                    fold(room.id, kind, [event])
-                    if folded is None
-                    else apply(folded, type_, event[2], seq)
-                )
-                states[seq] = folded.round
+            events = [(seq, type_, json.loads(data)) for seq, type_, data in rows]
+            _room, states = fold_rounds(room.id, kind, events)
             for index, seat in enumerate(room.seats):
                 for seq, text in seat.kept:
                     if states.get(seq) is None:
@@ -298,14 +288,6 @@ def check_leaks(db: Path, rooms: list[Room]) -> tuple[int, int]:
     finally:
         conn.close()
     return checked, leaked
-
-
-def stored(db: Path) -> set[tuple[str, int]]:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return set(conn.execute("SELECT room, seq FROM events"))
-    finally:
-        conn.close()
 
 
 def quantile(values: list[float], q: float) -> float:

@@ -31,13 +31,17 @@ class Tally:
     """What a run counted: acknowledged actions, errors by kind, latencies in seconds."""
 
     def __init__(self) -> None:
-        self.moves = 0
         self.actions: Counter[str] = Counter()  # acknowledged, by kind
         self.errors = 0
         self.kinds: Counter[str] = Counter()
         self.examples: dict[str, list[str]] = defaultdict(list)
         self.latency: list[float] = []
         self.reply: list[float] = []
+
+    @property
+    def moves(self) -> int:
+        """How many actions the server acknowledged."""
+        return sum(self.actions.values())
 
     def error(self, kind: str, example: str) -> None:
         self.errors += 1

@@ -56,7 +56,8 @@ def bound_gettext() -> dict:
         variables.setdefault("context", string_ctx)
         return finish(context, catalog.upgettext(string_ctx, string), variables)
 
-    return {"gettext": gettext, "ngettext": ngettext, "pgettext": pgettext}
+    # `_` too: Jinja's own `_` looks `gettext` up in the context and calls it, every time.
+    return {"_": gettext, "gettext": gettext, "ngettext": ngettext, "pgettext": pgettext}
 
 
 @bp.get("/lang/<code>")

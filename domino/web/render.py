@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import render_template, url_for
+from flask import current_app, render_template, request, url_for
 from flask_babel import get_locale, gettext, ngettext, pgettext
 from markupsafe import Markup
 
@@ -67,8 +67,11 @@ def render_table(
     if selected not in options or options[selected].direct:
         selected = None
     speak = Speaker.current()
-    html = render_template(
-        "partials/table.html",
+    # The room's page; its actions are paths under it (pages.py), spelled out by the templates.
+    room_url = url_for("pages.room", room_id=tv.room)
+    # The table needs none of Flask's per-render context (request, session, g): render it
+    # straight from the environment, which is a good part cheaper.
+    html = current_app.jinja_env.get_template("partials/table.html").render(
         **bound_gettext(),
         tv=tv,
         g=tv.game,
@@ -82,7 +85,8 @@ def render_table(
         pass_offered=PASS in tv.game.legal,
         can_draw=can(tv, DRAW),
         can_pass=can(tv, PASS),
-        invite=url_for("pages.room", room_id=tv.room, _external=True),
+        room_url=room_url,
+        invite=_invite(tv, room_url),
         last=_last_laid(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
         laid_item=speak.laid_item,
@@ -93,6 +97,13 @@ def render_table(
         return Markup(html)  # the full page holds the (empty) live region itself
     news = announcement(tv, speak, notice)
     return Markup(html) + ANNOUNCE.format(news)
+
+
+def _invite(tv: TableView, room_url: str) -> str | None:
+    """The invitation link, while a friend's seat is still free."""
+    if tv.guest_joined or tv.kind != "friend":
+        return None
+    return request.host_url.rstrip("/") + room_url
 
 
 def render_superseded(notice: str | None = None) -> str:

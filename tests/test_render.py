@@ -7,6 +7,8 @@ import re
 
 from webkit import Table, make_app
 
+from domino import game
+from domino.events import Play
 from domino.rooms import table_view
 from domino.web.faces import face
 from domino.web.render import choices, render_table
@@ -47,3 +49,65 @@ def test_rendering_a_table_makes_no_reference_cycles(tmp_path):
         finally:
             gc.enable()
     assert cyclic == 0
+
+
+def _links(html: str) -> list[tuple[str, str, str]]:
+    """Every (attribute, method, path) a table sends the browser to."""
+    found = []
+    for attr, method in (("hx-post", "POST"), ("hx-get", "GET"), ("href", "GET")):
+        for url in re.findall(rf'\s{attr}="([^"]*)"', html):
+            found.append((attr, method, url))
+    return found
+
+
+def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
+    """The templates write the room's action paths under its URL: they must match the routes."""
+    app = make_app(tmp_path / "domino.sqlite3")
+    rooms = app.extensions["domino"].rooms
+    alone, _secret = rooms.create("friend")
+    computer, _secret = rooms.create("computer", "easy")
+    host = Table(app)
+    host.create_room()
+    Table(app, host.room).join()
+    seen = set()
+    with app.test_request_context("/", base_url="https://example.org/sub/"):
+        adapter = app.url_map.bind("example.org", script_name="/sub")
+        views = [table_view(rooms.get(alone.id), 0, False)]
+        views.append(table_view(rooms.get(computer.id), 0, True))
+        for _turn in range(200):
+            room = rooms.get(host.room)
+            views += [table_view(room, seat, True) for seat in (0, 1)]
+            if room.round.over:
+                break
+            seat = room.round.turn
+            action = sorted(game.legal_actions(room.round, seat), key=str)[0]
+            name, params = (
+                ("play", {"tile": str(action.tile), "end": action.end})
+                if isinstance(action, Play)
+                else (str(action).lower(), {})
+            )
+            rooms.act(host.room, seat, name, params, frozenset({0, 1}), room.seq)
+        room = rooms.act(host.room, 0, "new-round", {}, frozenset({0, 1}), room.seq)
+        views.append(table_view(room, 1, True))  # asked: accept or decline
+        for view in views:
+            pages = [render_table(view)]
+            pages += [render_table(view, selected=tile) for tile in choices(view)]
+            for html in pages:
+                for attr, method, url in _links(html):
+                    path, _, query = url.partition("?")
+                    assert path.startswith("/sub/r/"), url
+                    endpoint, args = adapter.match(path.removeprefix("/sub"), method)
+                    assert args["room_id"] == view.room, url
+                    if endpoint == "pages.act":
+                        seen.add(args["action"])
+                    else:
+                        seen.add(endpoint)
+                        assert endpoint in ("pages.room", "pages.level", "pages.record")
+                    if query:
+                        assert attr == "hx-get" and re.fullmatch(r"select=\d+-\d+", query)
+            if not view.guest_joined and view.kind == "friend":
+                invite = f'value="https://example.org/sub/r/{view.room}" data-invite'
+                assert invite in pages[0]
+    wanted = {"play", "draw", "new-round", "accept-new-round", "decline-new-round"}
+    wanted |= {"pages.room", "pages.level", "pages.record"}
+    assert wanted <= seen <= wanted | {"pass"}

@@ -165,6 +165,15 @@
 
   var tableSwapped = true; // whether the #table of the message being swapped was taken
 
+  // Where the newest tile lies in a table's line, and which it is ("" for none).
+  function newestTile(table) {
+    var laid = table.querySelectorAll(".chain .laid");
+    var last = table.querySelector(".chain .laid.last");
+    if (!last) return "";
+    var at = Array.prototype.indexOf.call(laid, last);
+    return at + "/" + laid.length + " " + last.getAttribute("data-tile");
+  }
+
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var detail = event.detail;
     if (!detail || !detail.target) return;
@@ -178,6 +187,11 @@
       }
       tableSwapped = detail.shouldSwap;
       if (!detail.shouldSwap) return;
+      // The newest tile of the line is drawn in once: a table showing the same line again
+      // (a tile chosen, a refusal, the other seat coming or going) keeps it still.
+      if (incoming && newestTile(incoming) === newestTile(detail.target)) {
+        incoming.classList.add("settled");
+      }
       var active = document.activeElement;
       var selected = document.querySelector('[data-hand] [aria-pressed="true"]');
       if (!memo) {

@@ -225,6 +225,21 @@ def test_a_computer_table_with_its_level_select(server, open_context, scan):
     scan.assert_clean()
 
 
+def test_the_newest_tile_is_drawn_in_once(server, open_context):
+    """A tile new in the line is drawn in; a table showing the same line again keeps it still."""
+    host, invite = create_room(open_context(), server.url)
+    guest = join_room(open_context(), invite)
+    expect_both_connected(host, guest)
+    take_turn([host, guest])  # the opening tile: new on both pages
+    newest = "getComputedStyle(document.querySelector('.chain .laid.last')).animationName"
+    for seat in (host, guest):
+        assert seat.page.evaluate(newest) == "lay-in", seat.name
+    guest.page.close()  # the host's table comes again: the friend is away, the line the same
+    expect(host.page.locator('[data-opponent-connected="false"]')).to_have_count(1)
+    assert host.page.evaluate(newest) == "none"
+    assert host.page.locator(".chain .laid.last").count() == 1
+
+
 def test_nothing_moves_when_less_motion_is_asked_for(server, open_context):
     host, invite = create_room(open_context(), server.url)
     guest = join_room(open_context(), invite)

@@ -1,12 +1,15 @@
 """How many live rooms one worker holds: bench/load.py at growing room counts.
 
     .venv/bin/python bench/capacity.py [--start 2000] [--step 1000] [--max 8000] [--p99 100]
+                                       [--repeat 1]
 
 Runs bench/load.py (a fresh production server each time, the same human pace) at --start,
---start + --step, ... rooms, and stops at the first count that has errors, lost moves or a
-move -> push p99 above --p99 ms. Prints one line per count, then one JSON line:
+--start + --step, ... rooms, --repeat times at each count, and stops at the first count where
+a run has errors, lost moves or a move -> push p99 above --p99 ms: a count holds only if every
+run of it held, so one lucky run on a noisy machine does not count. Prints one line per run,
+then one JSON line:
 
-    {"rooms": largest count that held, "p99_ms": its p99, "limit_ms": --p99, "runs": [...]}
+    {"rooms": largest count that held, "p99_ms": its worst p99, "limit_ms": --p99, "runs": [...]}
 """
 
 from __future__ import annotations
@@ -36,27 +39,28 @@ def main(argv=None) -> int:
     parser.add_argument("--max", type=int, default=8000)
     parser.add_argument("--p99", type=float, default=100.0, help="the p99 limit in ms")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per room count")
     args = parser.parse_args(argv)
-    held, runs = None, []
+    held, worst, runs = 0, None, []
     for rooms in range(args.start, args.max + 1, args.step):
-        result = run_load(rooms, args.seconds)
-        runs.append(result)
-        ok = result["errors"] == 0 and result["lost"] == 0 and result["p99_ms"] <= args.p99
-        print(
-            f"{rooms:>6} rooms: p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, "
-            f"{result['moves']} moves, {result['errors']} errors, {result['lost']} lost, "
-            f"{result['rss_per_room_kb']} KB/room -> {'held' if ok else 'did not hold'}",
-            flush=True,
-        )
+        p99s = []
+        for _ in range(max(1, args.repeat)):
+            result = run_load(rooms, args.seconds)
+            runs.append(result)
+            ok = result["errors"] == 0 and result["lost"] == 0 and result["p99_ms"] <= args.p99
+            p99s.append(result["p99_ms"])
+            print(
+                f"{rooms:>6} rooms: p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, "
+                f"{result['moves']} moves, {result['errors']} errors, {result['lost']} lost, "
+                f"{result['rss_per_room_kb']} KB/room -> {'held' if ok else 'did not hold'}",
+                flush=True,
+            )
+            if not ok:
+                break
         if not ok:
             break
-        held = result
-    summary = {
-        "rooms": held["rooms"] if held else 0,
-        "p99_ms": held["p99_ms"] if held else None,
-        "limit_ms": args.p99,
-        "runs": runs,
-    }
+        held, worst = rooms, max(p99s)
+    summary = {"rooms": held, "p99_ms": worst, "limit_ms": args.p99, "runs": runs}
     print(json.dumps(summary))
     return 0 if held else 1
 

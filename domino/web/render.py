@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import current_app, render_template, request, url_for
+from flask import current_app, render_template, url_for
 from flask_babel import get_locale, gettext, ngettext, pgettext
 from markupsafe import Markup
 
@@ -86,7 +86,7 @@ def render_table(
         can_draw=can(tv, DRAW),
         can_pass=can(tv, PASS),
         room_url=room_url,
-        invite=_invite(tv, room_url),
+        invite=_invite(tv),
         last=_last_laid(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
         laid_item=speak.laid_item,
@@ -99,11 +99,11 @@ def render_table(
     return Markup(html) + ANNOUNCE.format(news)
 
 
-def _invite(tv: TableView, room_url: str) -> str | None:
-    """The invitation link, while a friend's seat is still free."""
+def _invite(tv: TableView) -> str | None:
+    """The invitation link, while a friend's seat is still free (only then is it built)."""
     if tv.guest_joined or tv.kind != "friend":
         return None
-    return request.host_url.rstrip("/") + room_url
+    return url_for("pages.room", room_id=tv.room, _external=True)
 
 
 def render_superseded(notice: str | None = None) -> str:

@@ -2,12 +2,21 @@
 
 One process with one gevent worker holds every room and socket (a room lives in one process's
 memory), so the worker's connections are sized for 10,000 sockets (5,000 rooms of two seats)
-plus the plain HTTP connections beside them.
+plus the plain HTTP connections beside them. The worker is gunicorn's gevent worker with a time
+limit per request and a cap on one address's connections (domino/worker.py), both read from the
+environment: DOMINO_REQUEST_TIMEOUT and DOMINO_MAX_CONNECTIONS_PER_ADDRESS.
 """
 
 import resource
 
-worker_class = "gevent"
+from domino.worker import read_limits
+
+try:
+    read_limits()  # the worker reads them again; a bad value stops the server here, clearly
+except ValueError as error:
+    raise SystemExit(f"gunicorn.conf.py: {error}") from None
+
+worker_class = "domino.worker.Worker"
 workers = 1
 worker_connections = 12_000
 control_socket_disable = True

@@ -13,19 +13,21 @@ def create_app(config=None):
     """Build and configure the Flask app; `config` overrides the environment and the defaults."""
     app = Flask(__name__)
     instance = Path(app.instance_path)
-    instance.mkdir(parents=True, exist_ok=True)
+    _private_folder(instance)
 
     app.config.from_mapping(
         DOMINO_DB=os.environ.get("DOMINO_DB") or str(instance / "domino.sqlite3"),
         BOT_DELAY_MS=int(os.environ.get("DOMINO_BOT_DELAY_MS", DEFAULT_BOT_DELAY_MS)),
         SECRET_KEY=os.environ.get("DOMINO_SECRET_KEY") or None,
         PROXIES=int(os.environ.get("DOMINO_PROXIES", "0")),
+        PING_SECONDS=float(os.environ.get("DOMINO_PING_SECONDS", "25")),
+        BOT_PROCESSES=int(os.environ.get("DOMINO_BOT_PROCESSES", "1")),
     )
     if config:
         app.config.update(config)
     if not app.config["SECRET_KEY"]:
         app.config["SECRET_KEY"] = _persistent_secret_key(instance / "secret_key")
-    Path(app.config["DOMINO_DB"]).parent.mkdir(parents=True, exist_ok=True)
+    Path(app.config["DOMINO_DB"]).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
 
     if app.config["PROXIES"] > 0:  # trust that many proxies' X-Forwarded-* headers
         from werkzeug.middleware.proxy_fix import ProxyFix
@@ -37,6 +39,13 @@ def create_app(config=None):
 
     init_app(app, rng=app.config.get("DOMINO_RNG"))
     return app
+
+
+def _private_folder(path):
+    """Create `path` readable by its owner only (0700), or make an existing one so."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o700)
 
 
 def _persistent_secret_key(path):

@@ -27,12 +27,19 @@ for _path in (ROOT, ROOT / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from webkit import FakeSocket, Table, make_app, norm, parse, tile_mentions  # noqa: E402
+from webkit import (  # noqa: E402
+    FakeSocket,
+    Table,
+    connection,
+    make_app,
+    norm,
+    parse,
+    tile_mentions,
+)
 
 from domino import bots  # noqa: E402
 from domino.rooms import apply, fold  # noqa: E402
 from domino.views import seat_view  # noqa: E402
-from domino.web.hub import Connection  # noqa: E402
 
 # A tile written anywhere in the raw text, but not inside a longer token (room ids, CSRF
 # tokens and URLs are random text that may hold "2-5").
@@ -181,7 +188,7 @@ class ScannedTable(Table):
     def connect(self, tab: str = "100.a") -> Probe:
         self.tab = tab
         self.ws = Probe(self)
-        self.conn = Connection(self.ws, tab)
+        self.conn = connection(self.app, self.room, self.ws, tab)
         self.services.hub.attach(self.room, self.seat, self.conn)
         return self.ws
 
@@ -228,7 +235,7 @@ def friend_room(app, scanner: Scanner, rounds: int, rng: random.Random) -> int:
 
 def computer_room(app, scanner: Scanner, rounds: int, rng: random.Random) -> int:
     """A computer room with a bot in the player's seat; returns the rounds finished."""
-    autoplayer = app.extensions["domino"].autoplayer
+    computer = app.extensions["domino"].computer
     p = ScannedTable(app, scanner)
     p.home()
     level = rng.choice(COMPUTER_LEVELS)
@@ -237,7 +244,7 @@ def computer_room(app, scanner: Scanner, rounds: int, rng: random.Random) -> int
     p.room = response.headers["Location"].rsplit("/", 1)[-1]
     p.connect("100.a")
     p.open()  # nudges the computer if it opens
-    assert autoplayer.wait_idle(WAIT)
+    assert computer.wait_idle(WAIT)
     p.fragment()
     player = bots.get(rng.choice(FRIEND_BOTS))
     own_rng = random.Random(rng.getrandbits(64))
@@ -247,12 +254,12 @@ def computer_room(app, scanner: Scanner, rounds: int, rng: random.Random) -> int
         while not state.over:
             if state.turn != 0:
                 p.open()  # the computer is due: nudge it as a reload would
-                assert autoplayer.wait_idle(WAIT), "the computer is still thinking"
+                assert computer.wait_idle(WAIT), "the computer is still thinking"
                 state = p.state
                 assert state.over or state.turn == 0, "the computer did not move"
                 continue
             _ok(p.click(player(seat_view(state, 0), own_rng)))
-            assert autoplayer.wait_idle(WAIT), "the computer is still thinking"
+            assert computer.wait_idle(WAIT), "the computer is still thinking"
             state = p.state
         done += 1
         p.fragment()
@@ -262,7 +269,7 @@ def computer_room(app, scanner: Scanner, rounds: int, rng: random.Random) -> int
             scanner.forget(p.room)
             return done
         _ok(p.post("new-round"))
-        assert autoplayer.wait_idle(WAIT)
+        assert computer.wait_idle(WAIT)
 
 
 def scan(

@@ -1,8 +1,9 @@
 """Rooms: seats, rounds and the new-round protocol, as a fold of stored room events.
 
-No Flask here. `Rooms` keeps one writer per room (a lock), the store as the record, and a
-cache of folded rooms. A room event is `(type, data)`: "seat", "deal", "play", "draw",
-"pass", "ask" (a new round requested), "decline" and "level" (the computer's level).
+No Flask here. `Rooms` keeps the store as the record and a cache of folded rooms; its caller
+(`domino.web.tables`) makes one writer per room, and the `(room, seq)` key is the backstop. A
+room event is `(type, data)`: "seat", "deal", "play", "draw", "pass", "ask" (a new round
+requested), "decline" and "level" (the computer's level).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from . import game
 from .events import DRAW, PASS, Play
-from .record import deal_from_dict, deal_to_dict, move_from_dict, move_to_dict
+from .record import deal_from_dict, deal_to_dict, dumps, move_from_dict, move_to_dict, to_record
 from .rules import DEFAULT
 from .store import Conflict, Store
 from .tiles import Tile
@@ -25,15 +26,16 @@ MOVES = ("play", "draw", "pass")
 ROOM_ACTIONS = (*MOVES, "new-round", "accept-new-round", "decline-new-round")
 LEVELS = ("easy", "medium", "hard")
 COMPUTER = 1  # the computer's seat in a computer room
+# Who sat where, as a round record names them (SPEC §7.1).
+RECORD_NAMES = {"friend": ("player 1", "player 2"), "computer": ("player", "computer")}
 
 
 class RoomError(Exception):
-    """An action the room refuses; `code` is stable, `status` the HTTP status to answer."""
+    """An action the room refuses, named by a stable `code` (the web layer words it)."""
 
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
-        super().__init__(message)
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
         self.code = code
-        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +126,8 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
         return replace(room, seats=tuple(seats), seq=seq)
     if kind == "deal":
         state = game.start(deal_from_dict(data), DEFAULT)
-        return replace(room, round=state, rounds=room.rounds + 1, request=None, seq=seq)
+        rounds = room.rounds + 1 if room.full else 0  # round 0: a preview, until the guest
+        return replace(room, round=state, rounds=rounds, request=None, seq=seq)
     if kind in MOVES:
         state = game.apply(room.round, move_from_dict(data))
         return replace(room, round=state, request=None, seq=seq)
@@ -139,26 +142,31 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
 
 def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> list:
     """The events a seat's action leads to; refused actions raise RoomError/IllegalMove."""
-    other = 1 - seat
     if action in MOVES:
         if not room.full:
-            raise RoomError("no-guest", "Your friend has not joined yet.")
-        if other not in present and room.kind != "computer":
-            raise RoomError("opponent-away", "Wait for the other player to come back.")
+            raise RoomError("no-guest")
+        if room.kind != "computer" and any(s not in present for s in others(room, seat)):
+            raise RoomError("opponent-away")
         return move_events(room, seat, _game_action(action, params))
+    asked_by_other = room.request is not None and room.request != seat
     if action == "new-round":
-        if not room.full or room.kind == "computer" or room.request == other:
+        if not room.full or room.kind == "computer" or asked_by_other:
             return [deal_event(rng)]
         if room.request == seat:
-            raise RoomError("already-asked", "You have already asked for a new round.")
+            raise RoomError("already-asked")
         return [("ask", {"seat": seat})]
     if action in ("accept-new-round", "decline-new-round"):
-        if room.request != other:
-            raise RoomError("no-request", "There is no new-round request to answer.")
+        if not asked_by_other:
+            raise RoomError("no-request")
         if action == "accept-new-round":
             return [deal_event(rng)]
         return [("decline", {"seat": seat})]
-    raise RoomError("unknown-action", f"Unknown action {action!r}.", 400)
+    raise RoomError("unknown-action")
+
+
+def others(room: Room, seat: int) -> list[int]:
+    """Every seat of the room but `seat`."""
+    return [other for other in range(len(room.seats)) if other != seat]
 
 
 def move_events(room: Room, seat: int, action) -> list:
@@ -172,7 +180,7 @@ def move_events(room: Room, seat: int, action) -> list:
 def level_event(level: str) -> tuple[str, dict]:
     """The computer's level, checked."""
     if level not in LEVELS:
-        raise RoomError("bad-level", f"Unknown level {level!r}.", 400)
+        raise RoomError("bad-level")
     return ("level", {"level": level})
 
 
@@ -190,10 +198,10 @@ def _game_action(action: str, params: dict):
     try:
         tile = Tile.parse(params.get("tile", ""))
     except ValueError as error:
-        raise RoomError("bad-tile", str(error), 400) from error
+        raise RoomError("bad-tile") from error
     end = params.get("end")
     if end not in ("left", "right"):
-        raise RoomError("bad-end", "Choose the left or the right end.", 400)
+        raise RoomError("bad-end")
     return Play(tile, end)
 
 
@@ -221,22 +229,17 @@ def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = Tru
 
 
 class Rooms:
-    """The rooms of one process: one writer per room, stored before acknowledged."""
+    """The rooms of one process, stored before acknowledged.
+
+    Not a lock in sight: the caller serializes the changes of each room (one writer per room,
+    `domino.web.tables`); a change made from a stale fold is refused by the store's key.
+    """
 
     def __init__(self, store: Store, rng=None) -> None:
         self.store = store
         self.rng = rng or secrets.SystemRandom()
         self._cache: dict[str, Room] = {}
-        self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
-
-    def lock(self, room_id: str) -> threading.RLock:
-        """The lock that makes one writer per room (re-entrant, so pushes can hold it)."""
-        with self._guard:
-            lock = self._locks.get(room_id)
-            if lock is None:
-                lock = self._locks[room_id] = threading.RLock()
-            return lock
 
     def get(self, room_id: str) -> Room | None:
         """The room, from the cache or folded from the store; None if unknown."""
@@ -248,11 +251,19 @@ class Rooms:
         kind = self.store.kind(room_id)
         if kind is None:
             return None  # nothing is kept for made-up ids
-        with self.lock(room_id):  # a fold must not overwrite a newer commit
-            room = self._cache.get(room_id)
-            if room is None:
-                room = self._cache[room_id] = fold(room_id, kind, self.store.load(room_id))
-            return room
+        room = fold(room_id, kind, self.store.load(room_id))
+        with self._guard:  # a fold never replaces a newer commit
+            cached = self._cache.get(room_id)
+            if cached is None or cached.seq < room.seq:
+                self._cache[room_id] = cached = room
+        return cached
+
+    def require(self, room_id: str) -> Room:
+        """The room, or RoomError("no-room")."""
+        room = self.get(room_id)
+        if room is None:
+            raise RoomError("no-room")
+        return room
 
     def create(self, kind: str = "friend", level: str = "medium") -> tuple[Room, str]:
         """A new room with its creator in seat 0 and the first deal; returns the secret."""
@@ -265,40 +276,38 @@ class Rooms:
         return self.get(room_id), secret
 
     def join(self, room_id: str, secret: str | None) -> tuple[Room, int | None, str | None]:
-        """Seat a browser: its own seat back, else the free guest seat, else none."""
-        self._require(room_id)  # no lock is made for a made-up id
-        with self.lock(room_id):
-            room = self._require(room_id)
-            seat = room.seat_of(secret)
-            if seat is not None or room.full:
-                return room, seat, secret
-            secret = new_secret()
-            room = self._commit(room, [("seat", {"seat": 1, "hash": secret_hash(secret)})])
-            return room, 1, secret
+        """Seat a browser: its own seat back, else the free guest seat, else none.
+
+        A guest taking the seat gets a fresh deal: what the creator saw while waiting (and
+        could deal again at will) was only a preview.
+        """
+        room = self.require(room_id)
+        seat = room.seat_of(secret)
+        if seat is not None or room.full:
+            return room, seat, secret
+        secret = new_secret()
+        seated = ("seat", {"seat": 1, "hash": secret_hash(secret)})
+        room = self._commit(room, [seated, deal_event(self.rng)])
+        return room, 1, secret
 
     def act(self, room_id: str, seat: int, action: str, params: dict, present, seq) -> Room:
         """Carry out one seat's action if it is legal and `seq` is the room's latest."""
-        self._require(room_id)
-        with self.lock(room_id):
-            room = self._require(room_id)
-            if seq != room.seq:
-                raise RoomError("stale", "The table changed meanwhile; here it is again.")
-            events = decide(room, seat, action, params, present, self.rng)
-            return self._commit(room, events)
+        room = self.require(room_id)
+        if seq != room.seq:
+            raise RoomError("stale")
+        return self._commit(room, decide(room, seat, action, params, present, self.rng))
 
     def set_level(self, room_id: str, level: str) -> Room:
         """Switch the computer's level; hands and line stay as they are."""
-        self._require(room_id)
-        with self.lock(room_id):
-            room = self._require(room_id)
-            if room.kind != "computer":
-                raise RoomError("not-computer", "Only a computer table has a level.", 400)
-            if room.level == level:
-                return room
-            return self._commit(room, [level_event(level)])
+        room = self.require(room_id)
+        if room.kind != "computer":
+            raise RoomError("not-computer")
+        if room.level == level:
+            return room
+        return self._commit(room, [level_event(level)])
 
     def commit_as(self, room: Room, seat: int, action) -> Room:
-        """Carry out an action chosen for `seat` by the computer (the caller holds the lock)."""
+        """Carry out an action chosen for `seat` by the computer in `room` as it stands."""
         return self._commit(room, move_events(room, seat, action))
 
     def evict(self, room_id: str) -> None:
@@ -310,37 +319,48 @@ class Rooms:
         removed = self.store.purge(idle_seconds, now)
         for room_id in removed:
             self.evict(room_id)
-            with self._guard:
-                self._locks.pop(room_id, None)
         return removed
 
-    def finished_rounds(self, room_id: str) -> list[game.State]:
-        """Every round of the room that reached its end, oldest first."""
-        room = self._require(room_id)
-        finished, state = [], None
-        for _seq, kind, data in self.store.load(room.id):
-            if kind == "deal":
-                state = game.start(deal_from_dict(data), DEFAULT)
-            elif kind in MOVES:
-                state = game.apply(state, move_from_dict(data))
-                if state.over:
-                    finished.append(state)
-        return finished
-
-    def _require(self, room_id: str) -> Room:
-        room = self.get(room_id)
-        if room is None:
-            raise RoomError("no-room", "This room does not exist or has expired.", 404)
-        return room
+    def records(self, room_id: str) -> list[str]:
+        """The round records of the room's finished rounds, oldest first, as JSON lines."""
+        room = self.require(room_id)
+        stored = self.store.records(room.id)
+        if stored is None:  # a room from before records were stored: written once, now
+            found = finished_records(room, self.store.load(room.id))
+            self.store.backfill_records(room.id, found)
+            stored = [text for _seq, text in found]
+        return stored
 
     def _commit(self, room: Room, events: list) -> Room:
-        """Store the events, then fold them into the cached room."""
+        """Store the events (and the record of a round they finish), then fold them in."""
+        records, seq = [], room.seq
+        after = room
+        for kind, data in events:
+            seq += 1
+            before = after.round
+            after = apply(after, kind, data, seq)
+            if after.round is not before and after.round.over and not (before and before.over):
+                records.append((seq, record_text(after)))
         try:
-            self.store.append(room.id, room.seq + 1, events)
+            self.store.append(room.id, room.seq + 1, events, records)
         except Conflict as error:
             self.evict(room.id)
-            raise RoomError("stale", "The table changed meanwhile; here it is again.") from error
-        for kind, data in events:
-            room = apply(room, kind, data, room.seq + 1)
-        self._cache[room.id] = room
-        return room
+            raise RoomError("stale") from error
+        self._cache[room.id] = after
+        return after
+
+
+def record_text(room: Room) -> str:
+    """The round record of the room's finished round, as one line of JSON."""
+    return dumps(to_record(room.round, RECORD_NAMES[room.kind]))
+
+
+def finished_records(room: Room, events) -> list[tuple[int, str]]:
+    """The `(seq, record)` of every round the stored `events` finish."""
+    folded, found = Room(room.id, room.kind, (None, None), None, 0, None, 0), []
+    for seq, kind, data in events:
+        before = folded.round
+        folded = apply(folded, kind, data, seq)
+        if folded.round is not before and folded.round.over:
+            found.append((seq, record_text(folded)))
+    return found

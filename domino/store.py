@@ -25,6 +25,20 @@ def m001_rooms_and_events(db: Database) -> None:
     )
 
 
+@migrations()
+def m002_round_records(db: Database) -> None:
+    """Each finished round's record, written with the move that ends it (SPEC §7.1).
+
+    Rooms from before this table get theirs on first download (`records_stored` 0).
+    """
+    db["records"].create(
+        {"room": str, "seq": int, "record": str},
+        pk=("room", "seq"),
+        foreign_keys=[("room", "rooms", "id")],
+    )
+    db["rooms"].add_column("records_stored", int, not_null_default=0)
+
+
 class Conflict(Exception):
     """The event number is already taken: somebody else wrote first."""
 
@@ -34,7 +48,13 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            path = Path(path)
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            # Owner-only: SQLite gives the -wal and -shm files the database file's mode.
+            path.touch(mode=0o600)
+            for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+                if file.exists() and file.stat().st_mode & 0o077:
+                    file.chmod(0o600)
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self.db = Database(conn)
@@ -60,19 +80,50 @@ class Store:
         now = time.time()
         with self._lock, self.db.atomic():
             self.db["rooms"].insert(
-                {"id": room, "kind": kind, "created_at": now, "touched_at": now}
+                {
+                    "id": room,
+                    "kind": kind,
+                    "created_at": now,
+                    "touched_at": now,
+                    "records_stored": 1,
+                }
             )
             self._insert(room, 1, events, now)
 
-    def append(self, room: str, seq: int, events: list[tuple[str, dict]]) -> None:
-        """Append events numbered from `seq`; raise Conflict if `seq` is taken."""
+    def append(self, room: str, seq: int, events: list[tuple[str, dict]], records=()) -> None:
+        """Append events numbered from `seq`, and the `(seq, record)` of rounds they finish;
+        raise Conflict if `seq` is taken."""
         now = time.time()
         try:
             with self._lock, self.db.atomic():
                 self._insert(room, seq, events, now)
                 self.db.execute("UPDATE rooms SET touched_at = ? WHERE id = ?", [now, room])
+                self._insert_records(room, records)
         except sqlite3.IntegrityError as error:
             raise Conflict(f"room {room} already has event {seq}") from error
+
+    def _insert_records(self, room: str, records, verb: str = "INSERT") -> None:
+        self.db.conn.executemany(
+            f"{verb} INTO records (room, seq, record) VALUES (?, ?, ?)",
+            [(room, seq, text) for seq, text in records],
+        )
+
+    def records(self, room: str) -> list[str] | None:
+        """The stored round records of a room in order; None if they were never written."""
+        with self._lock:
+            flag = self.db.execute(
+                "SELECT records_stored FROM rooms WHERE id = ?", [room]
+            ).fetchone()
+            if not flag or not flag[0]:
+                return None
+            sql = "SELECT record FROM records WHERE room = ? ORDER BY seq"
+            return [row[0] for row in self.db.execute(sql, [room])]
+
+    def backfill_records(self, room: str, records) -> None:
+        """Store the records of a room that had none stored yet, and mark it done."""
+        with self._lock, self.db.atomic():
+            self._insert_records(room, records, "INSERT OR IGNORE")
+            self.db.execute("UPDATE rooms SET records_stored = 1 WHERE id = ?", [room])
 
     def _insert(self, room: str, seq: int, events, now: float) -> None:
         rows = [
@@ -103,6 +154,7 @@ class Store:
             idle = self.db.query("SELECT id FROM rooms WHERE touched_at < ?", [cutoff])
             ids = [row["id"] for row in idle]
             for room in ids:
+                self.db.execute("DELETE FROM records WHERE room = ?", [room])
                 self.db.execute("DELETE FROM events WHERE room = ?", [room])
                 self.db.execute("DELETE FROM rooms WHERE id = ?", [room])
         return ids

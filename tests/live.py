@@ -6,15 +6,21 @@ import random
 import threading
 from contextlib import contextmanager
 
+from werkzeug.exceptions import NotFound
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.serving import make_server
 
 from app import create_app
 
 
 class LiveServer:
-    """The app served on 127.0.0.1 at a free port; `url` is its base address."""
+    """The app served on 127.0.0.1 at a free port; `url` is its base address.
 
-    def __init__(self, db_path: str, seed: int = 1, **config) -> None:
+    With `root` (e.g. "/games") the app is mounted under that path, as behind a proxy that
+    serves it there: `url` then ends with it, and `origin` is the scheme, host and port alone.
+    """
+
+    def __init__(self, db_path: str, seed: int = 1, root: str = "", **config) -> None:
         settings = {
             "TESTING": True,
             "DOMINO_DB": str(db_path),
@@ -24,9 +30,14 @@ class LiveServer:
         }
         settings.update(config)
         self.app = create_app(settings)
-        self._server = make_server("127.0.0.1", 0, self.app, threaded=True)
+        served = self.app
+        if root:
+            served = DispatcherMiddleware(NotFound(), {root: self.app})
+        self._server = make_server("127.0.0.1", 0, served, threaded=True)
         self.port = self._server.server_port
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.root = root
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.url = self.origin + root
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -45,9 +56,9 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(db_path, seed: int = 1, **config):
+def live_server(db_path, seed: int = 1, root: str = "", **config):
     """Serve the app for the duration of a `with` block."""
-    server = LiveServer(db_path, seed, **config).start()
+    server = LiveServer(db_path, seed, root, **config).start()
     try:
         yield server
     finally:

@@ -15,12 +15,21 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from webkit import FakeSocket, Node, Table, advance_until, fits, friends, make_app, parse
+from webkit import (
+    FakeSocket,
+    Node,
+    Table,
+    advance_until,
+    connection,
+    fits,
+    friends,
+    make_app,
+    parse,
+)
 
 from domino import game
 from domino.events import DRAW, PASS, Play
 from domino.tiles import Tile
-from domino.web.hub import Connection
 
 NUMBERS = {
     "en": ("blank", "one", "two", "three", "four", "five", "six"),
@@ -64,7 +73,7 @@ def friends_in(app, lang: str) -> tuple[Table, Table]:
     for table, tab in ((a, "100.a"), (b, "100.b")):
         table.tab = tab
         table.ws = FakeSocket(table.seen)
-        table.conn = Connection(table.ws, tab, lang)
+        table.conn = connection(app, table.room, table.ws, tab, lang)
         table.services.hub.attach(table.room, table.seat, table.conn)
         table.fragment()
     return a, b

@@ -1,9 +1,9 @@
 """Playing the computer through Flask's test client (SPEC §4, §7.3).
 
 The player is a `Table` (tests/webkit.py) with a fake socket attached to the hub, so the
-computer's moves, made off the request thread by the app's `Autoplayer`, can be read as the
+computer's moves, made off the request thread by the app's `Computer`, can be read as the
 frames pushed to the player. Apps use BOT_DELAY_MS 0 and a seeded dealer unless a test needs
-the computer to take its time; `autoplayer.wait_idle()` follows every action that may make
+the computer to take its time; `computer.wait_idle()` follows every action that may make
 the computer move, before anything is asserted.
 """
 
@@ -36,11 +36,12 @@ from webkit import (
     playable,
 )
 
-from domino import bots, game
+from domino import game
 from domino.events import DRAW, Play
 from domino.rooms import COMPUTER, MOVES, fold
 from domino.tiles import Laid, Tile
 from domino.views import SeatView, seat_view
+from domino.web.computer import Computer
 from domino.web.messages import refusal
 
 PLAYER = 0
@@ -50,13 +51,13 @@ WAIT = 15.0  # seconds a computer move may take at most (the hard level included
 # --- helpers -------------------------------------------------------------------------------------
 
 
-def autoplayer(app):
-    return app.extensions["domino"].autoplayer
+def computer(app):
+    return app.extensions["domino"].computer
 
 
 def settle(app) -> None:
     """Wait until the computer has made every move it is due."""
-    assert autoplayer(app).wait_idle(WAIT), "the computer is still thinking"
+    assert computer(app).wait_idle(WAIT), "the computer is still thinking"
 
 
 def page(response):
@@ -167,16 +168,15 @@ def app(tmp_path):
 
 @pytest.fixture
 def recorded(monkeypatch):
-    """Every level's bot wrapped: the list of (level, view) the computer decided on."""
+    """Every decision the computer asks its pool for: the list of (level, view)."""
     calls: list[tuple[str, SeatView]] = []
-    for level in ("easy", "medium", "hard"):
-        original = bots.BOTS[level]
+    original = Computer._decide
 
-        def wrapper(view, rng, _level=level, _original=original):
-            calls.append((_level, view))
-            return _original(view, rng)
+    def wrapper(self, level, view, seed):
+        calls.append((level, view))
+        return original(self, level, view, seed)
 
-        monkeypatch.setitem(bots.BOTS, level, wrapper)
+    monkeypatch.setattr(Computer, "_decide", wrapper)
     return calls
 
 
@@ -481,7 +481,10 @@ def test_switching_the_level_while_the_computer_thinks(tmp_path, recorded):
     assert computer and all(data["seat"] == COMPUTER for data in computer)
     # one decision, except that a draw keeps the turn
     assert all(data["action"] == "draw" for data in computer[:-1])
-    assert [name for name, _view in recorded] == ["hard"] * len(computer)
+    # the decision under way at the switch (medium) is dropped, the move made is hard's
+    names = [name for name, _view in recorded]
+    assert names[-len(computer) :] == ["hard"] * len(computer)
+    assert names[: -len(computer)] in ([], ["medium"])
     assert player.state.turn == PLAYER or player.state.over
 
 
@@ -600,7 +603,7 @@ def test_a_restored_room_lets_the_computer_move_on(tmp_path):
     stored = room_of(player)
     assert stored.round.turn == COMPUTER and stored.computer_to_move
     log = player.log
-    assert not first.extensions["domino"].autoplayer.wait_idle(0.05)  # still pending
+    assert not first.extensions["domino"].computer.wait_idle(0.05)  # still pending
 
     second = make_app(db, seed=seed + 1, BOT_DELAY_MS=0)
     restored = second.extensions["domino"].rooms.get(player.room)

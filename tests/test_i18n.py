@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
+from webkit import connection
 
 from app import create_app
 from domino import game
 from domino.events import Play
-from domino.web.hub import Connection
 
 CATALOGS = Path(__file__).resolve().parent.parent / "domino" / "translations"
 FOREIGN = ("nl", "pl", "fr")
@@ -162,7 +162,8 @@ def pages_of_a_round(app, lang: str) -> list[str]:
     frames = {0: [], 1: []}
     for seat in (0, 1):
         sink = type("Sink", (), {"send": frames[seat].append, "close": lambda self, **k: None})
-        services.hub.attach(room_id, seat, Connection(sink(), f"1.{seat}", lang))
+        conn = connection(app, room_id, sink(), f"1.{seat}", lang)
+        services.hub.attach(room_id, seat, conn)
     clients = {0: a, 1: b}
     room = services.rooms.get(room_id)
     seen.append(

@@ -11,7 +11,7 @@ from domino import game
 from domino.events import Play
 from domino.rooms import table_view
 from domino.web.faces import face
-from domino.web.render import choices, render_table
+from domino.web.render import choices, links, render_table
 
 
 def test_a_face_shows_each_half_with_its_pips_and_is_drawn_once():
@@ -39,12 +39,13 @@ def test_rendering_a_table_makes_no_reference_cycles(tmp_path):
     view = table_view(room, room.round.turn, True)
     both_ends = [tile for tile, choice in choices(view).items() if choice.direct is None]
     with app.test_request_context(f"/r/{host.room}"):
-        render_table(view)  # the first render compiles templates and fills caches
+        where = links(room)
+        render_table(view, where)  # the first render compiles templates and fills caches
         gc.collect()
         gc.disable()
         try:
             for selected in [None, *both_ends]:
-                render_table(view, selected=selected, notice="x")
+                render_table(view, where, selected=selected, notice="x")
             cyclic = gc.collect()
         finally:
             gc.enable()
@@ -90,8 +91,9 @@ def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
         room = rooms.act(host.room, 0, "new-round", {}, frozenset({0, 1}), room.seq)
         views.append(table_view(room, 1, True))  # asked: accept or decline
         for view in views:
-            pages = [render_table(view)]
-            pages += [render_table(view, selected=tile) for tile in choices(view)]
+            where = links(rooms.get(view.room))
+            pages = [render_table(view, where)]
+            pages += [render_table(view, where, selected=tile) for tile in choices(view)]
             for html in pages:
                 for attr, method, url in _links(html):
                     path, _, query = url.partition("?")

@@ -51,13 +51,15 @@ def test_the_store_uses_wal_full_sync_and_migrations(store):
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     applied = [row["name"] for row in store.db["_sqlite_migrations"].rows]
-    assert applied == ["m001_rooms_and_events"]
+    assert applied == ["m001_rooms_and_events", "m002_round_records"]
 
 
 def test_migrations_apply_once(tmp_path):
-    Store(tmp_path / "db.sqlite3").close()
+    first = Store(tmp_path / "db.sqlite3")
+    applied = first.db["_sqlite_migrations"].count
+    first.close()
     again = Store(tmp_path / "db.sqlite3")
-    assert again.db["_sqlite_migrations"].count == 1
+    assert again.db["_sqlite_migrations"].count == applied == 2
     again.close()
 
 
@@ -119,7 +121,7 @@ def test_purge_deletes_idle_rooms_with_their_events(store):
 def test_a_new_room_seats_its_creator_and_deals(rooms):
     room, secret = rooms.create()
     assert room.seats[0] == secret_hash(secret) and room.seats[1] is None
-    assert room.rounds == 1 and room.seq == 2 and not room.full
+    assert room.rounds == 0 and room.seq == 2 and not room.full  # round 0: a preview
     assert room.seat_of(secret) == 0 and room.seat_of("someone else") is None
     assert len(secret) >= 43 and len(room.id) >= 22  # 256 and 128 random bits
 
@@ -188,8 +190,22 @@ def test_new_round_protocol(rooms):
 
 def test_the_creator_alone_deals_again_at_once(rooms):
     room, _ = rooms.create()
-    room = rooms.act(room.id, 0, "new-round", {}, {0}, room.seq)
-    assert room.rounds == 2
+    again = rooms.act(room.id, 0, "new-round", {}, {0}, room.seq)
+    assert again.seq == room.seq + 1 and again.round.start != room.round.start
+    assert again.rounds == 0  # still a preview
+
+
+def test_the_guest_gets_a_fresh_deal_however_often_the_creator_dealt(rooms):
+    room, _ = rooms.create()
+    for _ in range(3):
+        room = rooms.act(room.id, 0, "new-round", {}, {0}, room.seq)
+    preview = room.round.start
+    joined, seat, _secret = rooms.join(room.id, None)
+    assert seat == 1 and joined.rounds == 1 and joined.round.moves == ()
+    assert joined.round.start != preview
+    kinds = [kind for _seq, kind, _data in rooms.store.load(room.id)[-2:]]
+    assert kinds == ["seat", "deal"]
+    assert rooms.join(room.id, _secret)[0] == joined  # coming back deals nothing
 
 
 def test_a_fold_of_the_stored_events_is_the_cached_room(rooms):
@@ -258,4 +274,4 @@ def test_made_up_room_ids_leave_nothing_behind(rooms):
             rooms.join(made_up, None)
         with pytest.raises(RoomError):
             rooms.act(made_up, 0, "draw", {}, {0, 1}, 1)
-    assert rooms._locks == {} and rooms._cache == {}
+    assert rooms._cache == {}

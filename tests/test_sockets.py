@@ -276,7 +276,7 @@ class Player:
         self.tab, self.csrf = headers["X-Tab"], headers["X-CSRFToken"]
         connect = re.search(r'ws-connect="([^"]*)"', page)
         assert connect, "the room page has no ws-connect"
-        expected = f"/r/{self.room_id}/ws?tab={urllib.parse.quote(self.tab)}"
+        expected = f"{self.server.root}/r/{self.room_id}/ws?tab={urllib.parse.quote(self.tab)}"
         assert html.unescape(connect.group(1)) == expected
         return self.tab
 
@@ -292,7 +292,7 @@ class Player:
         url = self.server.url.replace("http://", "ws://", 1)
         url += f"/r/{self.room_id}/ws?tab={urllib.parse.quote(tab)}"
         cookie = self.browser.cookie("seat")
-        options.setdefault("origin", self.server.url)
+        options.setdefault("origin", self.server.origin)
         options.setdefault("header", [f"Cookie: seat={cookie}"])
         ws = websocket.create_connection(url, timeout=WAIT, **options)
         sock = Socket(ws, tab)
@@ -442,7 +442,8 @@ def test_each_seat_gets_its_whole_table_on_connect_and_sees_the_other_arrive(ser
     assert_for_seat(alone, room.round, 0)
 
     guest = join_room(server, host.room_id, opened)
-    joined = host.ws.wait(lambda f: f.seq == room.seq + 1, "after the guest took its seat")
+    # the guest's seat and a fresh deal: the waiting hand was a preview
+    joined = host.ws.wait(lambda f: f.seq == room.seq + 2, "after the guest took its seat")
     assert joined.connected == "false"  # seated, but no socket yet
 
     guest.connect()
@@ -454,7 +455,7 @@ def test_each_seat_gets_its_whole_table_on_connect_and_sees_the_other_arrive(ser
     assert first.count("data-opponent-count") == 7
     assert first.count("data-boneyard-count") == 14
     assert_for_seat(first, room.round, 1)
-    assert set(first.hand).isdisjoint(alone.hand)
+    assert set(first.hand).isdisjoint(joined.hand)
 
     arrived = host.ws.wait(lambda f: f.connected == "true", "saying the guest is connected")
     assert_for_seat(arrived, room.round, 0)

@@ -26,6 +26,7 @@ from webkit import (
     assert_hides,
     button,
     chain,
+    connection,
     enabled,
     fits,
     friends,
@@ -44,7 +45,8 @@ from webkit import (
 from domino import game
 from domino.events import DRAW, PASS, Play
 from domino.tiles import Tile
-from domino.web.hub import Connection, Superseded
+from domino.web.hub import Superseded
+from domino.web.messages import notice as notice_of
 from domino.web.messages import refusal
 
 DAY = 24 * 3600
@@ -403,7 +405,7 @@ def test_a_replaced_tab_is_refused_and_told_so(pair):
     state = pair[0].state
     mover = pair[state.turn]
     old = mover.ws
-    newer = Connection(type(old)([]), "200.b")
+    newer = connection(mover.app, mover.room, type(old)([]), "200.b")
     replaced = mover.services.hub.attach(mover.room, mover.seat, newer)
     assert replaced is mover.conn
     before = mover.log
@@ -414,7 +416,8 @@ def test_a_replaced_tab_is_refused_and_told_so(pair):
     assert mover.log == before
     # an older tab cannot take the seat back
     with pytest.raises(Superseded):
-        mover.services.hub.attach(mover.room, mover.seat, Connection(old, "50.z"))
+        older = connection(mover.app, mover.room, old, "50.z")
+        mover.services.hub.attach(mover.room, mover.seat, older)
     ok = mover.post("play", tile=str(state.opening), end="left", tab="200.b")
     assert ok.status_code == 200
 
@@ -642,6 +645,7 @@ def test_each_move_is_pushed_to_the_other_seat_as_its_own_table(pair):
 
 def test_no_page_fragment_or_frame_shows_hidden_tiles(pair):
     for table in pair:
+        table.unchecked()  # the creator's preview deal, from before the guest came
         table.open()
         table.fragment()
 
@@ -673,6 +677,26 @@ def test_the_opponents_tiles_stay_hidden_from_a_seat_that_asks_for_them(pair):
 # --- 6. new rounds -------------------------------------------------------------------------------
 
 
+def test_the_guest_is_dealt_afresh_and_the_creator_told_so(app):
+    creator = Table(app)
+    creator.create_room()
+    creator.connect()
+    for _ in range(2):  # the creator may deal again and again while waiting...
+        assert creator.post("new-round").status_code == 200
+    waiting = creator.doc
+    assert waiting.one("data-preview") is not None
+    preview = hand(waiting)
+    guest = Table(app, creator.room)
+    guest.open()
+    assert guest.join().status_code == 303
+    seq, kind, deal = creator.log[-1]
+    assert kind == "deal" and deal["hands"][0] != preview  # ...but the guest's deal is new
+    pushed = creator.ws.frames[-1]
+    assert f'data-seq="{seq}"' in pushed and hand(parse(pushed)) == deal["hands"][0]
+    assert notice(parse(pushed)) == notice_of("dealt-afresh")
+    assert parse(pushed).find("data-preview") is None
+
+
 def test_alone_the_creator_deals_again_at_once(app):
     creator = Table(app)
     creator.create_room()
@@ -682,7 +706,7 @@ def test_alone_the_creator_deals_again_at_once(app):
     response = creator.post("new-round")
     assert response.status_code == 200
     after = creator.services.rooms.get(creator.room)
-    assert (before.rounds, after.rounds) == (1, 2)
+    assert (before.rounds, after.rounds) == (0, 0)  # previews, until the guest comes
     assert after.seq == before.seq + 1
     assert after.request is None
     seq, kind, deal = creator.log[-1]
@@ -856,10 +880,11 @@ def test_the_socket_refuses_foreign_pages_and_browsers_without_a_seat(pair):
 
 def test_looking_up_unknown_rooms_leaves_nothing_behind(app):
     """Anybody can ask for made-up room ids; the server must not keep anything per id."""
-    rooms = app.extensions["domino"].rooms
+    tables = app.extensions["domino"]
+    rooms = tables.rooms
     client = app.test_client()
     client.get("/")
-    locks, cached = len(rooms._locks), len(rooms._cache)
+    locks, cached = len(tables._locks), len(rooms._cache)
     for number_ in range(200):
         assert client.get(f"/r/{number_:022d}").status_code == 404
-    assert (len(rooms._locks), len(rooms._cache)) == (locks, cached)
+    assert (len(tables._locks), len(rooms._cache)) == (locks, cached)

@@ -18,6 +18,7 @@ from domino import game
 from domino.events import DRAW, Play
 from domino.tiles import Tile
 from domino.web.hub import Connection
+from domino.web.render import links
 
 TILE_TEXT = re.compile(r"(\d+)-(\d+)")
 WRITTEN_TILE = re.compile(r"(?<!\d)[0-6]-[0-6](?!\d)")
@@ -253,6 +254,12 @@ def assert_hides(html: str, state: game.State, seat: int) -> None:
 # --- browsers and sockets -----------------------------------------------------------------------
 
 
+def connection(app, room_id: str, ws, tab: str, lang: str = "en") -> Connection:
+    """A seat's live connection as its socket makes it: its language and its page's links."""
+    with app.test_request_context():
+        return Connection(ws, tab, lang, links(app.extensions["domino"].get(room_id)))
+
+
 def make_app(db_path, seed: int = 1, **config):
     """An app in testing mode with CSRF protection on and a seeded dealer."""
     settings = {
@@ -379,7 +386,7 @@ class Table:
         """Attach a fake live connection for this browser's seat, as its socket would."""
         self.tab = tab
         self.ws = FakeSocket(self.seen)
-        self.conn = Connection(self.ws, tab)
+        self.conn = connection(self.app, self.room, self.ws, tab)
         self.services.hub.attach(self.room, self.seat, self.conn)
         return self.ws
 

@@ -34,3 +34,11 @@ def get(name: str) -> Bot:
     if name in LEVELS:
         raise UnknownBot(f"the computer level {name!r} is not available yet")
     raise UnknownBot(f"unknown bot {name!r}: choose from {', '.join(NAMES)}")
+
+
+def decide(level: str, view: SeatView, seed: int) -> Action:
+    """The move the bot `level` makes from `view`, its randomness seeded by `seed`.
+
+    A plain function of picklable values, so that it can run in another process.
+    """
+    return get(level)(view, Random(seed))

@@ -7,55 +7,35 @@ import threading
 
 import click
 from flask import Flask, render_template
-from flask_babel import force_locale
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
-from ..rooms import IDLE_SECONDS, Room, Rooms, table_view
+from ..rooms import IDLE_SECONDS, Rooms
 from ..store import Store
-from .computer import Autoplayer
+from .computer import Computer
 from .faces import face
 from .hub import Hub
 from .messages import error_message, refusal
-from .render import render_table
+from .tables import Tables
 
 csrf = CSRFProtect()
 
 
-class Services:
-    """What the pages and sockets of one app share: rooms, live connections, pushing."""
-
-    def __init__(self, rooms: Rooms, hub: Hub) -> None:
-        self.rooms = rooms
-        self.hub = hub
-        self.autoplayer = None
-
-    def push_others(self, room: Room | None, seat: int) -> None:
-        """Send the other seat its own freshly rendered table, if it is connected."""
-        if room is None:
-            return
-        other = 1 - seat
-        conn = self.hub.live(room.id, other)
-        if conn is None:
-            return
-        tv = table_view(room, other, seat in self.hub.present(room.id))
-        with force_locale(conn.locale):
-            conn.send(render_table(tv))
-
-
-def init_app(app: Flask, rng=None) -> Services:
+def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
-    from . import i18n, limits, pages, sockets
+    from . import i18n, limits, pages, security, sockets
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     if app.config.get("MAX_CONTENT_LENGTH") is None:  # Flask's default: no limit at all
         app.config["MAX_CONTENT_LENGTH"] = 64 * 1024  # a form here is a few short fields
-    app.config.setdefault("SOCK_SERVER_OPTIONS", sockets.server_options())
+    app.config.setdefault("SOCK_SERVER_OPTIONS", sockets.server_options(app.config["PING_SECONDS"]))
+    security.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["face"] = face
-    store = Store(app.config["DOMINO_DB"])
-    services = Services(Rooms(store, rng), Hub())
-    services.autoplayer = Autoplayer(app, services, app.config["BOT_DELAY_MS"])
+    rooms = Rooms(Store(app.config["DOMINO_DB"]), rng)
+    services = Tables(app, rooms, Hub())
+    delay, processes = app.config["BOT_DELAY_MS"], app.config["BOT_PROCESSES"]
+    services.computer = Computer(app, services, delay, processes, rooms.rng)
     app.extensions["domino"] = services
     csrf.init_app(app)
     app.register_blueprint(pages.bp)
@@ -67,8 +47,7 @@ def init_app(app: Flask, rng=None) -> Services:
     def http_error(error):
         if error.code is None or error.code < 400:
             return error
-        message = error_message(error.code)
-        return render_template("error.html", message=message), error.code
+        return security.error_page(error_message(error.code), error.code)
 
     @app.errorhandler(CSRFError)
     def csrf_refused(error):
@@ -78,23 +57,23 @@ def init_app(app: Flask, rng=None) -> Services:
     @click.option("--days", default=IDLE_SECONDS / 86400, show_default=True)
     def purge_rooms(days: float) -> None:
         """Delete rooms idle for longer than DAYS days."""
-        removed = services.rooms.purge(days * 86400)
+        removed = services.purge(days * 86400)
         click.echo(f"deleted {len(removed)} idle room(s)")
 
     sweep = app.config.get("PURGE_EVERY_SECONDS", 3600)
     if sweep and not app.testing:
-        _start_sweeper(services.rooms, sweep)
+        _start_sweeper(services, sweep)
     return services
 
 
-def _start_sweeper(rooms: Rooms, every: float) -> None:
+def _start_sweeper(rooms: Tables, every: float) -> None:
     """Delete idle rooms now and then, in the background."""
     stop = threading.Event()
 
     def sweep() -> None:
         while not stop.wait(every):
             try:
-                rooms.purge()
+                rooms.purge(IDLE_SECONDS)
             except Exception:  # logged; the next sweep tries again
                 logging.getLogger(__name__).exception("purging idle rooms failed")
 

@@ -1,84 +1,111 @@
-"""The computer's moves: after a pause, off the request thread, pushed like a person's."""
+"""The computer's moves: decided in a process pool, off the event loop and outside the lock.
+
+Each position the computer must answer (a room at a given `seq`) starts one decision. Its
+seat view (never the state) goes to a worker process; the answer is played through
+`Tables.computer_moves`, which commits it only if the room has not moved meanwhile. The move
+comes a fixed pause after the position arose, however long the decision took, so its timing
+tells the other player nothing (a decision slower than the pause lands on a later multiple
+of it).
+"""
 
 from __future__ import annotations
 
 import logging
-import random
+import math
+import multiprocessing
+import os
 import threading
 import time
-
-from flask_babel import force_locale
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from .. import bots
-from ..game import IllegalMove
-from ..rooms import COMPUTER, RoomError, table_view
+from ..rooms import COMPUTER
 from ..views import seat_view
-from .render import render_table
 
 log = logging.getLogger(__name__)
+NICENESS = 10  # the pool yields the processor to the server that holds every socket
+
+_pools: dict[int, ProcessPoolExecutor] = {}
+_pools_lock = threading.Lock()
 
 
-class Autoplayer:
-    """Moves for seat 2 of computer rooms, through the same `Rooms` path as a person."""
+def pool(processes: int, renew: ProcessPoolExecutor | None = None) -> ProcessPoolExecutor:
+    """This process's pool of `processes` deciders, started on first use (or anew if broken).
 
-    def __init__(self, app, services, delay_ms: int) -> None:
+    Its processes come from a fork server, never from a fork of this (gevent) process.
+    """
+    with _pools_lock:
+        current = _pools.get(processes)
+        if current is None or current is renew:
+            context = multiprocessing.get_context("forkserver")
+            current = _pools[processes] = ProcessPoolExecutor(
+                processes, mp_context=context, initializer=os.nice, initargs=(NICENESS,)
+            )
+        return current
+
+
+class Computer:
+    """The computer's seat of every computer room of one app."""
+
+    def __init__(self, app, tables, delay_ms: int, processes: int, rng) -> None:
         self.app = app
-        self.services = services
+        self.tables = tables
         self.delay = max(delay_ms, 0) / 1000
-        self._busy = 0
+        self.processes = max(processes, 1)
+        self.rng = rng
+        self._pending: set[tuple[str, int]] = set()
         self._idle = threading.Condition()
 
-    def nudge(self, room, base_url: str) -> None:
-        """If the computer is to move in `room`, move after the pause (in the background)."""
+    def nudge(self, room) -> None:
+        """If the computer is to move in `room`, decide (once per position) and move."""
         if room is None or room.round is None or not room.computer_to_move:
             return
+        key = (room.id, room.seq)
         with self._idle:
-            self._busy += 1
-        thread = threading.Thread(
-            target=self._move, args=(room.id, room.seq, base_url), daemon=True
-        )
-        thread.start()
+            if key in self._pending:
+                return
+            self._pending.add(key)
+        view = seat_view(room.round, COMPUTER)
+        job = (key, room.level or "medium", view, self.rng.getrandbits(64), time.monotonic())
+        threading.Thread(target=self._move, args=job, daemon=True).start()
 
     def wait_idle(self, timeout: float = 10.0) -> bool:
         """Wait until no computer move is pending (for tests)."""
         deadline = time.monotonic() + timeout
         with self._idle:
-            while self._busy:
+            while self._pending:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
                 self._idle.wait(left)
         return True
 
-    def _move(self, room_id: str, seq: int, base_url: str) -> None:
+    def _move(self, key, level, view, seed, since) -> None:
+        room_id, seq = key
         try:
-            time.sleep(self.delay)
-            with self.app.test_request_context("/", base_url=base_url):
-                self._play(room_id, seq, base_url)
+            action = self._decide(level, view, seed)
+            time.sleep(self._pause(time.monotonic() - since))
+            with self.app.app_context():
+                self.tables.computer_moves(room_id, seq, action)
         except Exception:
             log.exception("the computer could not move in room %s", room_id)
         finally:
             with self._idle:
-                self._busy -= 1
+                self._pending.discard(key)
                 self._idle.notify_all()
 
-    def _play(self, room_id: str, seq: int, base_url: str) -> None:
-        """One decision, if the room is still where it was when the move was planned."""
-        rooms, hub = self.services.rooms, self.services.hub
-        with rooms.lock(room_id):
-            room = rooms.get(room_id)
-            if room is None or room.seq != seq or not room.computer_to_move:
-                return  # something happened meanwhile; whoever did it plans anew
-            bot = bots.get(room.level or "medium")
-            rng = random.Random(rooms.rng.getrandbits(64))
-            action = bot(seat_view(room.round, COMPUTER), rng)
-            try:
-                room = rooms.commit_as(room, COMPUTER, action)
-            except (IllegalMove, RoomError):
-                log.exception("the computer chose an illegal move in room %s", room_id)
-                return
-            conn = hub.live(room_id, 0)
-            if conn is not None:
-                with force_locale(conn.locale):
-                    conn.send(render_table(table_view(room, 0, True)))
-        self.nudge(room, base_url)  # a draw keeps the turn
+    def _decide(self, level: str, view, seed: int):
+        """The bot's decision, from a worker process (the pool is renewed once if broken)."""
+        deciders = pool(self.processes)
+        try:
+            return deciders.submit(bots.decide, level, view, seed).result()
+        except BrokenProcessPool:
+            deciders = pool(self.processes, renew=deciders)
+            return deciders.submit(bots.decide, level, view, seed).result()
+
+    def _pause(self, thought: float) -> float:
+        """How much longer to wait so the move lands on a multiple of the pause."""
+        if self.delay <= 0:
+            return 0.0
+        return max(1, math.ceil(thought / self.delay)) * self.delay - thought

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
+
+from .render import Links
 
 
 def new_tab() -> str:
@@ -21,29 +25,48 @@ def tab_time(tab: str) -> int:
 
 @dataclass(eq=False)
 class Connection:
-    """One open socket of a seat's tab; `send` is safe from any thread."""
+    """One open socket of a seat's tab, with the language and links of the page that opened
+    it; `send` is safe from any thread."""
 
     ws: object
     tab: str
-    locale: str = "en"
+    locale: str
+    links: Links
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def send(self, text: str) -> bool:
-        """Send one message; False if the socket is gone."""
+        """Send one message; False if the socket is gone (a failed send releases it)."""
         try:
             with self.lock:
                 self.ws.send(text)
             return True
-        except Exception:
+        except Exception:  # e.g. the send timed out half-way: the stream is no use any more
+            self.release()
             return False
 
     def close(self) -> None:
-        """Close the socket normally, so the page does not reconnect."""
+        """Close the socket normally, so the page does not reconnect, and let it go."""
         try:
             with self.lock:
                 self.ws.close(reason=1000, message="replaced by another tab")
         except Exception:
             pass
+        self.release()
+
+    def release(self) -> None:
+        """Wake the socket's handler and reader and free the descriptor, whatever the peer does.
+
+        simple-websocket's reader only notices a close when its peer answers or a ping falls
+        due (and then raises if the socket is already closed); a peer that is gone answers
+        neither, so the socket is shut down here, which ends the reader's wait at once.
+        """
+        event, sock = getattr(self.ws, "event", None), getattr(self.ws, "sock", None)
+        if event is not None:
+            self.ws.connected = False
+            event.set()
+        if sock is not None:
+            with contextlib.suppress(OSError):  # already shut down or closed
+                sock.shutdown(socket.SHUT_RDWR)
 
 
 class Superseded(Exception):

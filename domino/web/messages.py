@@ -47,9 +47,40 @@ REFUSALS = {
 }
 
 
+# The HTTP status of a refusal, by code; any other refusal is a conflict with the table (409).
+STATUSES = {
+    "bad-tile": 400,
+    "bad-end": 400,
+    "bad-seq": 400,
+    "bad-level": 400,
+    "unknown-action": 400,
+    "not-computer": 400,
+    "not-seated": 403,
+    "no-room": 404,
+}
+
+
 def refusal(code: str) -> str:
     """The player-facing message for a refusal code."""
     return gettext(REFUSALS.get(code, FALLBACK))
+
+
+def status_of(code: str) -> int:
+    """The HTTP status that answers a refusal."""
+    return STATUSES.get(code, 409)
+
+
+NOTICES = {
+    "dealt-afresh": N_(
+        "Your friend has taken their seat, so the tiles were dealt afresh: "
+        "the hand you had while waiting was only a preview."
+    ),
+}
+
+
+def notice(code: str) -> str:
+    """The player-facing text of a notice the table shows once."""
+    return gettext(NOTICES[code])
 
 
 ERRORS = {

@@ -55,8 +55,32 @@ def can(tv: TableView, action) -> bool:
     return tv.active and action in tv.game.legal
 
 
+@dataclass(frozen=True, slots=True)
+class Links:
+    """Where a seat's page lives: its room's path, and the invitation link while it is needed.
+
+    Built from the request that served the page (script root and host included), so that a
+    push made outside any request (the computer's move) links the same way.
+    """
+
+    room: str
+    invite: str | None = None
+
+
+def links(room) -> Links:
+    """The links of a room's table, from the current request."""
+    url = url_for("pages.room", room_id=room.id)
+    if room.kind != "friend" or room.full:
+        return Links(url)
+    return Links(url, url_for("pages.room", room_id=room.id, _external=True))
+
+
 def render_table(
-    tv: TableView, selected: Tile | None = None, notice: str | None = None, oob: bool = True
+    tv: TableView,
+    links: Links,
+    selected: Tile | None = None,
+    notice: str | None = None,
+    oob: bool = True,
 ) -> str:
     """The `#table` fragment for one seat (with `hx-swap-oob` unless `oob` is False).
 
@@ -67,8 +91,6 @@ def render_table(
     if selected not in options or options[selected].direct:
         selected = None
     speak = Speaker.current()
-    # The room's page; its actions are paths under it (pages.py), spelled out by the templates.
-    room_url = url_for("pages.room", room_id=tv.room)
     # The table needs none of Flask's per-render context (request, session, g): render it
     # straight from the environment, which is a good part cheaper.
     html = current_app.jinja_env.get_template("partials/table.html").render(
@@ -85,8 +107,9 @@ def render_table(
         pass_offered=PASS in tv.game.legal,
         can_draw=can(tv, DRAW),
         can_pass=can(tv, PASS),
-        room_url=room_url,
-        invite=_invite(tv),
+        # The room's page; its actions are paths under it (pages.py), spelled out by the templates.
+        room_url=links.room,
+        invite=None if tv.guest_joined else links.invite,
         last=_last_laid(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
         laid_item=speak.laid_item,
@@ -97,13 +120,6 @@ def render_table(
         return Markup(html)  # the full page holds the (empty) live region itself
     news = announcement(tv, speak, notice)
     return Markup(html) + ANNOUNCE.format(news)
-
-
-def _invite(tv: TableView) -> str | None:
-    """The invitation link, while a friend's seat is still free (only then is it built)."""
-    if tv.guest_joined or tv.kind != "friend":
-        return None
-    return url_for("pages.room", room_id=tv.room, _external=True)
 
 
 def render_superseded(notice: str | None = None) -> str:

@@ -3,45 +3,67 @@
 from __future__ import annotations
 
 import sys
+import threading
 
 from flask import Blueprint, abort, current_app, request
 from flask_sock import Sock
 
-from ..rooms import table_view
-from .hub import Connection, Superseded
+from .hub import Connection
 from .i18n import chosen_language
 from .pages import seated
-from .render import render_superseded, render_table
+from .render import links
 
 bp = Blueprint("sockets", __name__)
 sock = Sock()
-PING_SECONDS = 25
+PING_SECONDS = 25  # a peer that misses a ping is let go at the next one
+MAX_MESSAGE_BYTES = 4096  # the page sends nothing; anything bigger closes the socket
+SEND_SECONDS = 10  # a push that cannot be written for this long gives the socket up
 
 
-class BareGreenlet:
-    """simple-websocket's reader "thread" as a bare gevent greenlet (no Thread object).
+def reader_class(gevent: bool):
+    """simple-websocket's reader "thread", made to wake the socket's handler when it ends.
 
-    Under gevent a thread is a greenlet wrapped in a Thread with its locks and events; a
-    server holding thousands of sockets keeps one per socket, so the bare one saves memory.
+    The library's reader can stop without waking the handler blocked in `receive()`: on an
+    oversized message it wakes it before marking the socket closed (so the handler may sleep
+    again, for good), and on a missed ping after a close it dies of ConnectionClosed. Here
+    the end of the reader always marks the socket closed and wakes the handler. Under gevent
+    it is a bare greenlet: a Thread object per socket costs memory on a server holding
+    thousands.
     """
 
-    def __init__(self, target) -> None:
-        self.target = target
-        self.name = "websocket reader"
+    def run(target) -> None:
+        try:
+            target()
+        finally:
+            ws = target.__self__  # the reader is the websocket's bound method
+            ws.connected = False
+            ws.event.set()
 
-    def start(self) -> None:
-        from gevent import spawn_raw
+    class Reader:
+        def __init__(self, target) -> None:
+            self.target = target
+            self.name = "websocket reader"
 
-        spawn_raw(self.target)
+        def start(self) -> None:
+            if gevent:
+                from gevent import spawn_raw
+
+                spawn_raw(run, self.target)
+            else:
+                threading.Thread(target=run, args=(self.target,), daemon=True).start()
+
+    return Reader
 
 
-def server_options() -> dict:
-    """flask-sock's options: pings, and bare greenlets when running under gevent."""
-    options = {"ping_interval": PING_SECONDS}
+def server_options(ping_seconds: float = PING_SECONDS) -> dict:
+    """flask-sock's options: pings, a small message size, and a reader that always wakes."""
     monkey = sys.modules.get("gevent.monkey")
-    if monkey is not None and monkey.is_module_patched("threading"):
-        options["thread_class"] = BareGreenlet
-    return options
+    gevent = monkey is not None and monkey.is_module_patched("threading")
+    return {
+        "ping_interval": ping_seconds,
+        "max_message_size": MAX_MESSAGE_BYTES,
+        "thread_class": reader_class(gevent),
+    }
 
 
 @bp.before_request
@@ -62,27 +84,15 @@ def check_origin_and_seat():
 @sock.route("/r/<room_id>/ws", bp=bp)
 def table(ws, room_id: str):
     """Hold the seat's live connection until it closes or a newer tab takes over."""
-    services = current_app.extensions["domino"]
+    tables = current_app.extensions["domino"]
     _room, seat = seated(room_id)
-    conn = Connection(ws, request.args.get("tab", ""), chosen_language())
-    try:
-        replaced = services.hub.attach(room_id, seat, conn)
-    except Superseded:
-        conn.send(render_superseded())
+    ws.sock.settimeout(SEND_SECONDS)
+    conn = Connection(ws, request.args.get("tab", ""), chosen_language(), links(_room))
+    if not tables.connect(room_id, seat, conn):
         return
-    if replaced is not None:
-        replaced.send(render_superseded())
-        replaced.close()
-    with services.rooms.lock(room_id):
-        room = services.rooms.get(room_id)
-        present = services.hub.present(room_id)
-        conn.send(render_table(table_view(room, seat, (1 - seat) in present)))
-        services.push_others(room, seat)
-    services.autoplayer.nudge(room, request.host_url)
     try:
         while ws.connected:
             ws.receive()  # the page sends nothing: this returns (or raises) when it closes
     finally:
-        if services.hub.detach(room_id, seat, conn):
-            with services.rooms.lock(room_id):
-                services.push_others(services.rooms.get(room_id), seat)
+        conn.release()
+        tables.disconnect(room_id, seat, conn)

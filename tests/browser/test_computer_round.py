@@ -14,8 +14,8 @@ from urllib.parse import urlparse
 
 from playwright.sync_api import expect
 
-from domino import bots
 from domino.tiles import Tile
+from domino.web.computer import Computer
 
 TIMEOUT_MS = 10_000
 MAX_MOVES = 80  # the player makes at most 7 + 14 plays and draws, and a few passes
@@ -118,7 +118,7 @@ class Player:
 
     def wait_current(self, what: str) -> dict:
         """Wait until the computer is done and the page shows the server's newest table."""
-        assert self.server.services.autoplayer.wait_idle(TIMEOUT_MS / 1000)
+        assert self.server.services.computer.wait_idle(TIMEOUT_MS / 1000)
         room = self.stored
         try:
             self.page.wait_for_function(
@@ -166,16 +166,16 @@ def tiles_in(text: str) -> set[Tile]:
 
 
 def count_decisions(monkeypatch) -> list[str]:
-    """The level of each decision the computer makes (the live server runs in-process)."""
+    """The level of each decision the computer asks its process pool for (the live server
+    runs in this process)."""
     decisions: list[str] = []
-    for level in ("easy", "medium", "hard"):
-        original = bots.BOTS[level]
+    original = Computer._decide
 
-        def counted(seat_view, rng, _level=level, _original=original):
-            decisions.append(_level)
-            return _original(seat_view, rng)
+    def counted(self, level, view, seed):
+        decisions.append(level)
+        return original(self, level, view, seed)
 
-        monkeypatch.setitem(bots.BOTS, level, counted)
+    monkeypatch.setattr(Computer, "_decide", counted)
     return decisions
 
 
@@ -269,7 +269,7 @@ def test_a_late_answer_does_not_hide_the_computers_reply(server, open_context):
                 ends.first.click()
             page.wait_for_timeout(25)
         assert len(held) == count + 1, f"the page sent no request for {what}"
-        assert server.services.autoplayer.wait_idle(TIMEOUT_MS / 1000)
+        assert server.services.computer.wait_idle(TIMEOUT_MS / 1000)
         room = player.stored
         route, answer = held[-1]
         answer_seq = int(re.search(r'data-seq="(\d+)"', answer.text()).group(1))

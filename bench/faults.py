@@ -66,9 +66,12 @@ class Server:
     # The rate limits (per client address) would throttle one scripted client.
     UNLIMITED = "app:create_app({'RATELIMIT_ENABLED': False})"
 
-    def __init__(self, db: Path, port: int, app: str = UNLIMITED, env: dict | None = None):
+    def __init__(
+        self, db: Path, port: int, app: str = UNLIMITED, env: dict | None = None, root=ROOT
+    ):
         self.db, self.port = db, port
         self.app, self.env = app, env or {}
+        self.root = root  # the directory gunicorn runs in (its config and app)
         self.url = f"http://127.0.0.1:{port}"
         self.proc: subprocess.Popen | None = None
 
@@ -85,7 +88,7 @@ class Server:
         ]
         log = open(self.db.with_suffix(".log"), "ab")  # noqa: SIM115 (the child holds it)
         self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+            cmd, cwd=self.root, env=env, stdout=log, stderr=log, start_new_session=True
         )
         log.close()
         end = time.monotonic() + deadline

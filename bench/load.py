@@ -1,6 +1,7 @@
 """Load bench: many friend rooms played for real against the production server, with figures.
 
     .venv/bin/python bench/load.py [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
+                                   [--computer N] [--level hard]
 
 Starts the server as `make serve` does (gunicorn.conf.py: one gevent worker) on a free loopback
 port and a temporary database, configured as behind one reverse proxy (DOMINO_PROXIES=1) with
@@ -22,12 +23,19 @@ its rate limits on; each browser sends its own address in X-Forwarded-For, as th
    frames) is also checked, against the round as it stood at that table's seq, for tiles that
    seat may not see (bench/leaks.py's rule); a leak counts as an error.
 
+With --computer N, N computer rooms (at --level) are seated beside the friend rooms, one
+browser each, its player thinking as a friend room's seats do. The computer decides in the
+server's process pool and moves after the server's pause (DOMINO_BOT_DELAY_MS, 0 here); the
+time from the player's move to the computer's move reaching the player's socket is reported
+apart (computer_p50_ms, computer_p99_ms, with computer_moves), never mixed into p50_ms/p99_ms.
+
 cost_ratio is the median move -> push latency over the median bare-endpoint round trip, both
 measured from this client in the same run; rss_per_room_kb is the worker's growth per room
 after play (the table also gives it with every room idle). Prints a table, then one JSON line:
 
     {"rooms", "moves", "errors", "lost", "p50_ms", "p99_ms", "floor_p50_ms", "cost_ratio",
-     "rss_per_room_kb"}
+     "rss_per_room_kb"}, and with --computer: "computer_rooms", "computer_moves",
+     "computer_p50_ms", "computer_p99_ms"
 """
 
 from __future__ import annotations
@@ -57,11 +65,11 @@ SETUP_AT_ONCE = 32
 
 
 class Room:
-    """Two browsers at one table."""
+    """The browsers at one table: two, or one against the computer."""
 
-    def __init__(self, host: Browser, guest: Browser) -> None:
+    def __init__(self, host: Browser, guest: Browser | None = None) -> None:
         self.id = host.room
-        self.seats = (host, guest)
+        self.seats = (host, guest) if guest is not None else (host,)
 
     @property
     def seq(self) -> int:
@@ -101,6 +109,7 @@ class Run:
         self.cpu = 0.0
         self.leaks: tuple[int, int] | None = None  # (tables checked, leaks), with --leaks
         self.trace: list[tuple[float, float]] = []  # (wall clock, push latency), for --trace
+        self.computer: list[float] = []  # player's move -> the computer's move pushed
 
     async def seat_room(self, http, sockets, gate) -> Room | None:
         async with gate:
@@ -121,13 +130,28 @@ class Run:
                     await seat.close()
                 return None
 
+    async def seat_computer_room(self, http, sockets, gate) -> Room | None:
+        async with gate:
+            player = Browser(self.url, http)
+            if self.args.leaks:
+                player.kept = []
+            try:
+                await player.create_room(computer=self.args.level)
+                await player.open_page()
+                await player.connect(sockets, self.args.deflate, self.tally)
+                return Room(player)
+            except (TimeoutError, aiohttp.ClientError, AssertionError) as error:
+                self.tally.error("setup", repr(error))
+                await player.close()
+                return None
+
     async def play(self, room: Room, until: float) -> None:
         """Take turns at a human pace until the deadline."""
         low, high = self.args.think
         await asyncio.sleep(self.rng.uniform(0, high))  # rooms do not start in step
         while time.monotonic() < until:
             found = choose(room.seats, self.rng)
-            if found is None:
+            if found is None:  # the other seat's (or the computer's) move is due
                 if not await self.wait_change(room, room.seq):
                     self.tally.error("stuck", f"{room.id}: no seat can act at seq {room.seq}")
                     return
@@ -139,19 +163,12 @@ class Run:
             await self.act(room, mover, action, fields)
 
     async def act(self, room: Room, mover: int, action: str, fields: dict) -> None:
-        seat, other = room.seats[mover], room.seats[1 - mover]
+        """One action; then time the push it causes: to the other seat, or the computer's."""
+        seat = room.seats[mover]
         before = room.seq
-        start = time.perf_counter()
-        try:
-            if action == "select":  # a click on a tile that fits both ends, then on an end
-                found = await seat.select(fields["tile"], self.tally, self.rng)
-                if found is None:
-                    return
-                action, fields = found
-                start = time.perf_counter()
-            status, seq = await seat.post(action, fields, self.tally)
-        except (TimeoutError, aiohttp.ClientError) as error:
-            status, seq = repr(error), None
+        action, status, seq, start = await self.send(seat, action, fields)
+        if status is None:
+            return  # a selection that offered no end (counted as an error already)
         if status != 200:
             kind = f"{action} {status if isinstance(status, int) else 'failed'}"
             self.tally.error(kind, f"{room.id} {fields} at {before}: {status}")
@@ -159,12 +176,34 @@ class Run:
             return
         self.acknowledged.add((room.id, seq))
         self.tally.actions[action] += 1
+        if len(room.seats) == 1:  # against the computer: its answer, if its move is due
+            acked = time.perf_counter()
+            if choose(room.seats, self.rng) is None and await self.wait_push(seat, seq):
+                self.computer.append(seat.changed_at - acked)
+            return
+        other = room.seats[1 - mover]
         if not await self.wait_push(other, before):
             self.tally.error("missed push", f"{room.id}: seq {seq} did not reach the other seat")
             await other.refresh(self.tally)
             return
         self.tally.latency.append(other.changed_at - start)
         self.trace.append((time.time(), other.changed_at - start))
+
+    async def send(self, seat: Browser, action: str, fields: dict):
+        """Act as a click does (a tile that fits both ends is selected first, then laid at an
+        end): (action, status or None, the new seq, when the action was sent)."""
+        start = time.perf_counter()
+        try:
+            if action == "select":
+                found = await seat.select(fields["tile"], self.tally, self.rng)
+                if found is None:
+                    return action, None, None, start
+                action, fields = found
+                start = time.perf_counter()
+            status, seq = await seat.post(action, fields, self.tally)
+        except (TimeoutError, aiohttp.ClientError) as error:
+            status, seq = repr(error), None
+        return action, status, seq, start
 
     async def wait_push(self, seat: Browser, before: int) -> bool:
         end = time.monotonic() + PUSH_WAIT
@@ -231,6 +270,10 @@ async def main_async(args, server: Server, db: Path) -> dict:
             *(run.seat_room(http, sockets, gate) for _ in range(args.rooms))
         )
         rooms = [room for room in rooms if room is not None]
+        against = await asyncio.gather(
+            *(run.seat_computer_room(http, sockets, gate) for _ in range(args.computer))
+        )
+        against = [room for room in against if room is not None]
         setup_s = time.monotonic() - started
         # This client's own collector must not pause the loop that times the server: it
         # collects now, then not at all while it plays (a minute's garbage is some MB).
@@ -242,14 +285,18 @@ async def main_async(args, server: Server, db: Path) -> dict:
         play_start, cpu_start = time.monotonic(), cpu_seconds(worker)
         probes = [run.probe_floor(http, until), run.watch_loop(until)]
         await asyncio.wait_for(
-            asyncio.gather(*(run.play(room, until) for room in rooms), *probes),
+            asyncio.gather(
+                *(run.play(room, until) for room in rooms),
+                *(run.play(room, until) for room in against),
+                *probes,
+            ),
             args.seconds + 3 * PUSH_WAIT,
         )
         played_s = time.monotonic() - play_start
         gc.enable()
         run.cpu = (cpu_seconds(worker) - cpu_start) / played_s
         after = rss_kb(worker)
-        for room in rooms:
+        for room in rooms + against:
             run.tally.errors += sum(seat.dropped for seat in room.seats)
     finally:
         for session in (http, sockets):
@@ -258,10 +305,25 @@ async def main_async(args, server: Server, db: Path) -> dict:
         with open(args.trace, "w") as out:
             out.writelines(f"{when:.4f} {took * 1000:.2f}\n" for when, took in run.trace)
     if args.leaks:
-        run.leaks = check_leaks(db, rooms)
+        run.leaks = check_leaks(db, rooms + against)
         run.tally.errors += run.leaks[1]
     lost = run.acknowledged - set(stored(db))
-    return report(args, run, len(rooms), setup_s, played_s, base, idle, after, len(lost))
+    result = report(args, run, len(rooms), setup_s, played_s, base, idle, after, len(lost))
+    if args.computer:
+        result.update(computer_report(run, len(against)))
+    return result
+
+
+def computer_report(run: Run, rooms: int) -> dict:
+    """The computer rooms' figures: how soon the computer's move reached its player."""
+    p50, p99 = (round(quantile(run.computer, q) * 1000, 2) for q in (0.5, 0.99))
+    print(f"computer rooms {rooms}: {len(run.computer)} replies, p50 / p99 {p50} / {p99} ms")
+    return {
+        "computer_rooms": rooms,
+        "computer_moves": len(run.computer),
+        "computer_p50_ms": p50,
+        "computer_p99_ms": p99,
+    }
 
 
 def check_leaks(db: Path, rooms: list[Room]) -> tuple[int, int]:
@@ -366,6 +428,10 @@ def parse_args(argv=None):
         "--unlimited", action="store_true", help="run the server without its rate limits"
     )
     parser.add_argument("--no-deflate", dest="deflate", action="store_false")
+    parser.add_argument(
+        "--computer", type=int, default=0, help="computer rooms to seat beside the friend rooms"
+    )
+    parser.add_argument("--level", default="hard", choices=("easy", "medium", "hard"))
     args = parser.parse_args(argv)
     if args.rooms < 1 or args.seconds <= 0 or len(args.think) != 2:
         parser.error("--rooms and --seconds must be positive, --think is low,high")
@@ -380,7 +446,7 @@ def raise_open_files(needed: int) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    raise_open_files(4 * args.rooms + 2000)
+    raise_open_files(4 * args.rooms + 2 * args.computer + 2000)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "load.sqlite3"
         # As in production behind one proxy: rate limits on, counted per player's address

@@ -141,11 +141,14 @@ class Browser:
                 self.cookies[name] = morsel.value
             return reply.status, text, reply.headers
 
-    async def create_room(self) -> None:
+    async def create_room(self, computer: str | None = None) -> None:
+        """Press "Play with a friend" on the home page, or "Play the computer" at a level."""
         _status, home, _h = await self.request("GET", "/")
-        status, _text, headers = await self.request(
-            "POST", "/rooms", data={"csrf_token": CSRF_FIELD.search(home)[1]}
-        )
+        form = {"csrf_token": CSRF_FIELD.search(home)[1]}
+        if computer is not None:
+            form["level"] = computer
+        path = "/rooms" if computer is None else "/computer"
+        status, _text, headers = await self.request("POST", path, data=form)
         assert status == 303, f"creating a room: {status}"
         self.room = headers["Location"].rsplit("/", 1)[-1]
 

@@ -22,6 +22,7 @@ KEYS = [
     "cost_ratio",
     "rss_per_room_kb",
 ]
+COMPUTER_KEYS = ["computer_rooms", "computer_moves", "computer_p50_ms", "computer_p99_ms"]
 
 
 @pytest.mark.slow
@@ -52,3 +53,22 @@ def test_rooms_played_over_websockets_lose_nothing_leak_nothing_and_every_push_a
     assert leaks == 0 and checked >= 2 * result["moves"]  # a reply and a push per move at least
     assert 0 < result["p50_ms"] <= result["p99_ms"]
     assert result["floor_p50_ms"] > 0 and result["rss_per_room_kb"] > 0
+
+
+@pytest.mark.slow
+def test_computer_rooms_beside_friend_rooms_lose_nothing_and_the_computer_answers():
+    command = [sys.executable, "bench/load.py", "--rooms", "2", "--seconds", "6"]
+    command += ["--think", "0.02,0.1", "--computer", "4", "--level", "hard", "--leaks"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    lines = done.stdout.strip().splitlines()
+    assert lines, done.stderr
+    result = json.loads(lines[-1])
+    assert list(result) == [*KEYS, *COMPUTER_KEYS]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert result["computer_rooms"] == 4 and result["errors"] == 0 and result["lost"] == 0
+    assert result["computer_moves"] > 4  # the computer answered in every room, again and again
+    assert 0 < result["computer_p50_ms"] <= result["computer_p99_ms"]
+    found = re.search(
+        r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
+    )
+    assert int(found.group(2)) == 0

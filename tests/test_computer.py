@@ -13,7 +13,9 @@ import dataclasses
 import itertools
 import json
 import random
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -726,3 +728,74 @@ def test_no_move_is_accepted_from_the_player_while_the_computer_thinks(tmp_path)
     assert player.log == log
     settle(app)
     assert player.state.turn == PLAYER or player.state.over
+
+
+# --- 9. one decision per position, at a pace that tells nothing --------------------------------
+
+
+def test_page_loads_while_the_computer_thinks_start_one_decision(tmp_path, recorded):
+    app = make_app(tmp_path / "domino.sqlite3", seed=7, BOT_DELAY_MS=300)
+    player = computer_room(app)
+    until(player, players_turn_mid_round, random.Random(8))
+    state = player.state
+    recorded.clear()
+    action = next(a for a in game.legal_actions(state, PLAYER) if a is not DRAW)
+    assert move(player, action).status_code == 200
+    assert player.state.turn == COMPUTER
+    for _ in range(10):  # reloads and fragments while the decision is under way
+        player.open()
+        player.fragment()
+    settle(app)
+    made = [data for _seq, kind, data in player.log if kind in MOVES][len(state.moves) + 1 :]
+    assert made and all(data["seat"] == COMPUTER for data in made)
+    assert len(recorded) == len(made)  # one decision per position (a draw keeps the turn)
+
+
+@pytest.mark.parametrize(
+    ("thought", "wait"), [(0.0, 0.7), (0.05, 0.65), (0.69, 0.01), (0.7, 0.0), (0.9, 0.5)]
+)
+def test_the_move_lands_on_a_multiple_of_the_pause_whatever_the_thinking(app, thought, wait):
+    pace = Computer(app, None, 700, 1, random.Random(1))
+    assert pace._pause(thought) == pytest.approx(wait)
+    assert Computer(app, None, 0, 1, random.Random(1))._pause(thought) == 0.0
+
+
+def test_the_computer_moves_no_sooner_than_the_pause(tmp_path):
+    app = make_app(tmp_path / "domino.sqlite3", seed=7, BOT_DELAY_MS=250)
+    player = computer_room(app)
+    until(player, players_turn_mid_round, random.Random(8))
+    action = next(a for a in game.legal_actions(player.state, PLAYER) if a is not DRAW)
+    sent = time.monotonic()
+    assert move(player, action).status_code == 200
+    assert player.state.turn == COMPUTER
+    while player.state.turn == COMPUTER and not player.state.over:
+        assert time.monotonic() - sent < WAIT, "the computer did not move"
+        time.sleep(0.005)
+    assert time.monotonic() - sent >= 0.25
+
+
+KILLED_SERVER = """
+import os, signal, sys
+if __name__ == "__main__":
+    from gevent import monkey
+
+    monkey.patch_all()
+    from domino.web.computer import pool
+
+    print(pool(1).submit(os.getpid).result(), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_the_deciders_end_with_a_server_killed_outright(tmp_path):
+    script = tmp_path / "server.py"
+    script.write_text(KILLED_SERVER)
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    decider = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{decider}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{decider}").exists(), "a decider outlived its server"

@@ -14,6 +14,7 @@ import logging
 import math
 import multiprocessing
 import os
+import select
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -40,9 +41,28 @@ def pool(processes: int, renew: ProcessPoolExecutor | None = None) -> ProcessPoo
         if current is None or current is renew:
             context = multiprocessing.get_context("forkserver")
             current = _pools[processes] = ProcessPoolExecutor(
-                processes, mp_context=context, initializer=os.nice, initargs=(NICENESS,)
+                processes, mp_context=context, initializer=_decider, initargs=(os.getpid(),)
             )
         return current
+
+
+def _decider(server: int) -> None:
+    """Start a decider process: below the server's priority, and gone when the server is.
+
+    A server killed outright (SIGKILL, out of memory) never shuts its pool down, and a decider
+    waits for work for ever; so each one watches the server's process and ends with it.
+    """
+    os.nice(NICENESS)
+    threading.Thread(target=_end_with, args=(server,), daemon=True).start()
+
+
+def _end_with(pid: int) -> None:
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # already gone
+        os._exit(0)
+    select.select([handle], [], [])  # readable once the process has ended
+    os._exit(0)
 
 
 class Computer:

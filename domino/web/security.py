@@ -1,6 +1,7 @@
 """What a careful site does: refuse malformed requests early, send protective headers.
 
-- A Host header no URL can be built for (an empty or over-long label, an over-long name) and
+- A Host header no URL can be built for (an empty or over-long label, an over-long name, or
+  characters no host name has, which Werkzeug reads as no host at all) and
   a websocket handshake without a valid key or version get a 400 page, never a 500.
 - Every response carries a Content-Security-Policy (scripts and styles from this site only),
   `Referrer-Policy` and `X-Content-Type-Options`; whatever lies under /r/ (a seat's hand, its
@@ -58,6 +59,9 @@ def handshake_is_sound(headers) -> bool:
 
 def refuse_malformed():
     """Refuse (400) a bad Host header and, on the table's socket, a bad handshake."""
+    given = request.headers.get("Host")
+    if given is not None and not request.host:  # Werkzeug found characters no host has
+        abort(400)
     if not host_is_sound(request.host):
         abort(400)
     if request.endpoint == "sockets.table" and not handshake_is_sound(request.headers):

@@ -7,6 +7,7 @@ from pathlib import Path
 from flask import Flask
 
 DEFAULT_BOT_DELAY_MS = 700
+DEFAULT_PING_SECONDS = 25  # a socket whose peer misses a ping is let go at the next one
 
 
 def create_app(config=None):
@@ -20,14 +21,13 @@ def create_app(config=None):
         BOT_DELAY_MS=int(os.environ.get("DOMINO_BOT_DELAY_MS", DEFAULT_BOT_DELAY_MS)),
         SECRET_KEY=os.environ.get("DOMINO_SECRET_KEY") or None,
         PROXIES=int(os.environ.get("DOMINO_PROXIES", "0")),
-        PING_SECONDS=float(os.environ.get("DOMINO_PING_SECONDS", "25")),
+        PING_SECONDS=float(os.environ.get("DOMINO_PING_SECONDS", DEFAULT_PING_SECONDS)),
         BOT_PROCESSES=int(os.environ.get("DOMINO_BOT_PROCESSES", "1")),
     )
     if config:
         app.config.update(config)
     if not app.config["SECRET_KEY"]:
         app.config["SECRET_KEY"] = _persistent_secret_key(instance / "secret_key")
-    Path(app.config["DOMINO_DB"]).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
 
     if app.config["PROXIES"] > 0:  # trust that many proxies' X-Forwarded-* headers
         from werkzeug.middleware.proxy_fix import ProxyFix

@@ -42,9 +42,11 @@ def post_fork(server, worker):
 
 
 def post_worker_init(worker):
-    """Leave what the app loaded at start out of every later collection."""
+    """Start the computer's deciders before serving (starting one blocks the event loop for a
+    moment), and leave what the app loaded at start out of every later collection."""
     import gc
 
+    worker.wsgi.extensions["domino"].computer.start()
     gc.freeze()
 
 

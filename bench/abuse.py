@@ -20,6 +20,8 @@ connections). Each attack is bounded in count and time:
   hundred whose headers drip): capped, each closed within DOMINO_REQUEST_TIMEOUT (+5 s), the
   other room's move -> push p99 under 100 ms;
 - record_downloads: four loops downloading a 600-round record for 15 s: p99 under 100 ms;
+  record_downloads_unlimited: the same with the server's rate limits off, so that nearly every
+  download is served, not refused: what serving a record costs;
 - computer_rooms: 20 computer rooms at `hard`, each human acting as soon as its table and the
   rate limit allow, for 20 s: the other room's p99 under 50 ms;
 - fuzz: a few thousand malformed requests (CR/LF in /lang/<code>?next=, Host headers with an
@@ -61,7 +63,15 @@ from faults import ROOT, Server, free_port
 from load import Run, quantile, raise_open_files, rss_kb, worker_pid
 from loadclient import Browser, Tally, choose
 
-ATTACKS = ("supersede", "big_message", "slow_bodies", "record_downloads", "computer_rooms", "fuzz")
+ATTACKS = (
+    "supersede",
+    "big_message",
+    "slow_bodies",
+    "record_downloads",
+    "record_downloads_unlimited",
+    "computer_rooms",
+    "fuzz",
+)
 FULL = SimpleNamespace(
     seats=100, rounds=3, message_mb=256, bodies=2000, header_drips=300, timeout=10, cap=None,
     record_rounds=600, download_s=15, computer_rooms=20, computer_s=20, fuzz=3000,
@@ -572,7 +582,7 @@ async def drip(ctx, address: str, count: int, first: bytes, byte: bytes) -> dict
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    refused = [c for c in conns if c["closed"] and c["closed"] - c["opened"] < REFUSED_WITHIN]
+    refused = [c for c in conns if c["status"] == 503 or refused_at_once(c)]
     accepted = [c for c in conns if c not in refused]
     still = sum(c["closed"] is None for c in accepted)
     lasted = [c["closed"] - c["opened"] for c in accepted if c["closed"] is not None]
@@ -933,6 +943,14 @@ async def read_reply(reader: asyncio.StreamReader, seconds: float) -> bytes:
     return data
 
 
+def refused_at_once(conn: dict) -> bool:
+    """A connection closed with no answer right after it opened (a refusal whose 503 was lost)."""
+    closed = conn["closed"]
+    return (
+        conn["status"] is None and closed is not None and closed - conn["opened"] < REFUSED_WITHIN
+    )
+
+
 def final_status(data: bytes) -> int | None:
     """The status of a reply, past any 100 Continue before it."""
     while found := re.match(rb"HTTP/\d\.\d (\d{3})", data):
@@ -944,7 +962,14 @@ def final_status(data: bytes) -> int | None:
 
 RUNS = {f.__name__: f for f in (supersede, big_message, slow_bodies, record_downloads,
                                 computer_rooms, fuzz)}  # fmt: skip
-PUSH_LIMIT_MS = {"slow_bodies": 100, "record_downloads": 100, "computer_rooms": 50}
+# The same downloads with the server's rate limits off: what serving a record costs.
+RUNS["record_downloads_unlimited"] = record_downloads
+PUSH_LIMIT_MS = {
+    "slow_bodies": 100,
+    "record_downloads": 100,
+    "record_downloads_unlimited": 100,
+    "computer_rooms": 50,
+}
 
 
 def run_attack(name: str, args) -> tuple[dict, list[str]]:
@@ -952,7 +977,7 @@ def run_attack(name: str, args) -> tuple[dict, list[str]]:
     with tempfile.TemporaryDirectory(prefix="domino-abuse-") as tmp:
         db = Path(tmp) / "abuse.sqlite3"
         prepared = None
-        if name == "record_downloads":
+        if name.startswith("record_downloads"):
             prepared = prepare_records(db, args.app_dir, args.size.record_rounds)
         env = {
             "DOMINO_PING_SECONDS": f"{PING_SECONDS:g}",
@@ -962,7 +987,8 @@ def run_attack(name: str, args) -> tuple[dict, list[str]]:
         }
         if args.size.cap is not None:
             env["DOMINO_MAX_CONNECTIONS_PER_ADDRESS"] = str(args.size.cap)
-        server = Server(db, free_port(), app="app:create_app()", env=env, root=args.app_dir)
+        app = Server.UNLIMITED if name.endswith("_unlimited") else "app:create_app()"
+        server = Server(db, free_port(), app=app, env=env, root=args.app_dir)
         server.start()
         honest = None
         started = time.monotonic()

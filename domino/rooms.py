@@ -81,7 +81,6 @@ class TableView:
     seat: int
     game: SeatView
     seq: int
-    round_number: int
     guest_joined: bool
     opponent_connected: bool
     request: str | None
@@ -218,7 +217,6 @@ def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = Tru
         seat=seat,
         game=view,
         seq=room.seq,
-        round_number=room.rounds,
         guest_joined=room.full,
         opponent_connected=connected,
         request=request,
@@ -231,8 +229,9 @@ def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = Tru
 class Rooms:
     """The rooms of one process, stored before acknowledged.
 
-    Not a lock in sight: the caller serializes the changes of each room (one writer per room,
-    `domino.web.tables`); a change made from a stale fold is refused by the store's key.
+    It takes no room's lock: the caller serializes the changes of each room (one writer per
+    room, `domino.web.tables`), and a change made from a stale fold is refused by the store's
+    key. (`_guard` only keeps a late fold from replacing a newer cached room.)
     """
 
     def __init__(self, store: Store, rng=None) -> None:
@@ -333,14 +332,8 @@ class Rooms:
 
     def _commit(self, room: Room, events: list) -> Room:
         """Store the events (and the record of a round they finish), then fold them in."""
-        records, seq = [], room.seq
-        after = room
-        for kind, data in events:
-            seq += 1
-            before = after.round
-            after = apply(after, kind, data, seq)
-            if after.round is not before and after.round.over and not (before and before.over):
-                records.append((seq, record_text(after)))
+        numbered = [(room.seq + 1 + i, kind, data) for i, (kind, data) in enumerate(events)]
+        after, records = fold_finishing(room, numbered)
         try:
             self.store.append(room.id, room.seq + 1, events, records)
         except Conflict as error:
@@ -355,12 +348,18 @@ def record_text(room: Room) -> str:
     return dumps(to_record(room.round, RECORD_NAMES[room.kind]))
 
 
-def finished_records(room: Room, events) -> list[tuple[int, str]]:
-    """The `(seq, record)` of every round the stored `events` finish."""
-    folded, found = Room(room.id, room.kind, (None, None), None, 0, None, 0), []
+def fold_finishing(room: Room, events) -> tuple[Room, list[tuple[int, str]]]:
+    """`room` after the events `(seq, type, data)`, and the `(seq, record)` of each round
+    they finish."""
+    records = []
     for seq, kind, data in events:
-        before = folded.round
-        folded = apply(folded, kind, data, seq)
-        if folded.round is not before and folded.round.over:
-            found.append((seq, record_text(folded)))
-    return found
+        before = room.round
+        room = apply(room, kind, data, seq)
+        if room.round is not before and room.round.over:  # a move that ended the round
+            records.append((seq, record_text(room)))
+    return room, records
+
+
+def finished_records(room: Room, events) -> list[tuple[int, str]]:
+    """The `(seq, record)` of every round a room's stored `events` finish."""
+    return fold_finishing(Room(room.id, room.kind, (None, None), None, 0, None, 0), events)[1]

@@ -121,9 +121,12 @@ class Store:
 
     def backfill_records(self, room: str, records) -> None:
         """Store the records of a room that had none stored yet, and mark it done."""
-        with self._lock, self.db.atomic():
-            self._insert_records(room, records, "INSERT OR IGNORE")
-            self.db.execute("UPDATE rooms SET records_stored = 1 WHERE id = ?", [room])
+        try:
+            with self._lock, self.db.atomic():
+                self._insert_records(room, records, "INSERT OR IGNORE")
+                self.db.execute("UPDATE rooms SET records_stored = 1 WHERE id = ?", [room])
+        except sqlite3.IntegrityError:
+            pass  # the room was deleted meanwhile: there is nothing to keep
 
     def _insert(self, room: str, seq: int, events, now: float) -> None:
         rows = [

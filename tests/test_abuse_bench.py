@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ATTACKS = ["supersede", "big_message", "slow_bodies", "record_downloads", "computer_rooms", "fuzz"]
+ATTACKS = [
+    "supersede",
+    "big_message",
+    "slow_bodies",
+    "record_downloads",
+    "record_downloads_unlimited",
+    "computer_rooms",
+    "fuzz",
+]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +76,10 @@ def test_round_records_are_served_whole(result):
     found = result["record_downloads"]
     assert found["first_status"] == 200, found
     assert found["records_served"] == found["rounds"] == 100, found
-    assert found["downloads"] > 0, found
+    assert found["downloads"] > 0 and found["status_429"] > 0, found  # under a limit
+    unlimited = result["record_downloads_unlimited"]
+    assert unlimited["records_served"] == 100 and unlimited["status_429"] == 0, unlimited
+    assert unlimited["downloads"] > found["downloads"], unlimited
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ import json
 import random
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -733,18 +734,28 @@ def test_no_move_is_accepted_from_the_player_while_the_computer_thinks(tmp_path)
 # --- 9. one decision per position, at a pace that tells nothing --------------------------------
 
 
-def test_page_loads_while_the_computer_thinks_start_one_decision(tmp_path, recorded):
-    app = make_app(tmp_path / "domino.sqlite3", seed=7, BOT_DELAY_MS=300)
+def test_page_loads_while_the_computer_thinks_start_one_decision(tmp_path, monkeypatch):
+    app = make_app(tmp_path / "domino.sqlite3", seed=7)
     player = computer_room(app)
     until(player, players_turn_mid_round, random.Random(8))
     state = player.state
-    recorded.clear()
+    recorded, thinking = [], threading.Event()
+    original = Computer._decide
+
+    def slow(self, level, view, seed):  # a decision that lasts until the page loads are done
+        recorded.append(level)
+        assert thinking.wait(WAIT)
+        return original(self, level, view, seed)
+
+    monkeypatch.setattr(Computer, "_decide", slow)
     action = next(a for a in game.legal_actions(state, PLAYER) if a is not DRAW)
     assert move(player, action).status_code == 200
     assert player.state.turn == COMPUTER
     for _ in range(10):  # reloads and fragments while the decision is under way
         player.open()
         player.fragment()
+    assert player.state.turn == COMPUTER and len(recorded) == 1
+    thinking.set()
     settle(app)
     made = [data for _seq, kind, data in player.log if kind in MOVES][len(state.moves) + 1 :]
     assert made and all(data["seat"] == COMPUTER for data in made)
@@ -796,6 +807,15 @@ def test_the_deciders_end_with_a_server_killed_outright(tmp_path):
     )
     decider = int(done.stdout.split()[0])
     deadline = time.monotonic() + 10
-    while Path(f"/proc/{decider}").exists() and time.monotonic() < deadline:
+    while running(decider) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not Path(f"/proc/{decider}").exists(), "a decider outlived its server"
+    assert not running(decider), "a decider outlived its server"
+
+
+def running(pid: int) -> bool:
+    """True while the process runs (a zombie that nobody reaped has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -3,9 +3,9 @@
 Each position the computer must answer (a room at a given `seq`) starts one decision. Its
 seat view (never the state) goes to a worker process; the answer is played through
 `Tables.computer_moves`, which commits it only if the room has not moved meanwhile. The move
-comes a fixed pause after the position arose, however long the decision took, so its timing
-tells the other player nothing (a decision slower than the pause lands on a later multiple
-of it).
+comes a fixed pause after the position was committed (when the decision starts), however
+long the decision took, so its timing tells the other player nothing (a decision slower than
+the pause lands on a later multiple of it).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ..views import seat_view
 
 log = logging.getLogger(__name__)
 NICENESS = 10  # the pool yields the processor to the server that holds every socket
+DECIDE_SECONDS = 60  # a decision that takes longer is given up (the next nudge asks anew)
 
 _pools: dict[int, ProcessPoolExecutor] = {}
 _pools_lock = threading.Lock()
@@ -61,8 +62,22 @@ def _end_with(pid: int) -> None:
         handle = os.pidfd_open(pid)
     except OSError:  # already gone
         os._exit(0)
+    except AttributeError:  # no pidfd (not Linux): look every few seconds
+        while _alive(pid):
+            time.sleep(2)
+        os._exit(0)
     select.select([handle], [], [])  # readable once the process has ended
     os._exit(0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class Computer:
@@ -89,6 +104,10 @@ class Computer:
         view = seat_view(room.round, COMPUTER)
         job = (key, room.level or "medium", view, self.rng.getrandbits(64), time.monotonic())
         threading.Thread(target=self._move, args=job, daemon=True).start()
+
+    def start(self) -> None:
+        """Start the deciders now (starting one blocks for a moment: better before serving)."""
+        pool(self.processes).submit(os.getpid).result()
 
     def wait_idle(self, timeout: float = 10.0) -> bool:
         """Wait until no computer move is pending (for tests)."""
@@ -119,10 +138,10 @@ class Computer:
         """The bot's decision, from a worker process (the pool is renewed once if broken)."""
         deciders = pool(self.processes)
         try:
-            return deciders.submit(bots.decide, level, view, seed).result()
+            return deciders.submit(bots.decide, level, view, seed).result(DECIDE_SECONDS)
         except BrokenProcessPool:
             deciders = pool(self.processes, renew=deciders)
-            return deciders.submit(bots.decide, level, view, seed).result()
+            return deciders.submit(bots.decide, level, view, seed).result(DECIDE_SECONDS)
 
     def _pause(self, thought: float) -> float:
         """How much longer to wait so the move lands on a multiple of the pause."""

@@ -78,38 +78,44 @@ class Hub:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._live: dict[tuple[str, int], Connection] = {}
+        self._rooms: dict[str, dict[int, Connection]] = {}
 
     def attach(self, room: str, seat: int, conn: Connection) -> Connection | None:
         """Make `conn` the seat's live connection; return the one it replaces."""
         with self._lock:
-            current = self._live.get((room, seat))
+            seats = self._rooms.setdefault(room, {})
+            current = seats.get(seat)
             if current is not None and tab_time(conn.tab) < tab_time(current.tab):
+                if not seats:
+                    del self._rooms[room]
                 raise Superseded(conn.tab)
-            self._live[(room, seat)] = conn
+            seats[seat] = conn
             return current if current is not None and current is not conn else None
 
     def detach(self, room: str, seat: int, conn: Connection) -> bool:
         """Forget `conn` if it is still the live one; True if it was."""
         with self._lock:
-            if self._live.get((room, seat)) is conn:
-                del self._live[(room, seat)]
-                return True
-            return False
+            seats = self._rooms.get(room)
+            if seats is None or seats.get(seat) is not conn:
+                return False
+            del seats[seat]
+            if not seats:
+                del self._rooms[room]
+            return True
 
     def live(self, room: str, seat: int) -> Connection | None:
         """The seat's live connection, if any."""
-        return self._live.get((room, seat))
+        return self._rooms.get(room, {}).get(seat)
 
     def is_live(self, room: str, seat: int, tab: str | None) -> bool:
         """True when `tab` holds the seat's live connection."""
-        conn = self._live.get((room, seat))
+        conn = self.live(room, seat)
         return conn is not None and tab is not None and conn.tab == tab
 
     def present(self, room: str) -> frozenset[int]:
         """The seats of `room` with a live connection."""
-        return frozenset(seat for seat in (0, 1) if (room, seat) in self._live)
+        return frozenset(self._rooms.get(room, ()))
 
     def count(self) -> int:
         """How many live connections there are."""
-        return len(self._live)
+        return sum(len(seats) for seats in self._rooms.values())

@@ -25,7 +25,6 @@ shows the message and a button that posts the join again.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 
@@ -37,7 +36,7 @@ from flask_limiter.util import get_remote_address
 from ..addresses import subscriber
 from . import ratestore  # noqa: F401 (registers the domino-memory:// storage)
 from .messages import error_message
-from .pages import COOKIE, seated
+from .pages import seated
 
 CREATE_LIMIT = "20 per minute; 200 per day"
 JOIN_LIMIT = "60 per minute"
@@ -55,8 +54,8 @@ def client_address() -> str:
 def seat_key() -> str:
     """The budget key of the seat this request's cookie holds in its room, else the address's.
 
-    Worked out once per request (Flask-Limiter asks for it twice). The key is a hash of the
-    secret, never the secret itself.
+    Worked out once per request (Flask-Limiter asks for it twice). The key names the room and
+    the seat, and nothing of the secret that holds it.
     """
     key = g.get("rate_key")
     if key is None:
@@ -67,10 +66,10 @@ def seat_key() -> str:
 def _seat_key() -> str | None:
     """The seat's key, or None when the request holds no seat of the room in its URL."""
     room_id = (request.view_args or {}).get("room_id")
-    secret = request.cookies.get(COOKIE)
-    if not room_id or not secret or seated(room_id)[1] is None:
+    if not room_id:
         return None
-    return "seat:" + hashlib.sha256(secret.encode()).hexdigest()[:32]
+    seat = seated(room_id)[1]
+    return None if seat is None else f"seat:{room_id}:{seat}"
 
 
 # scope: (setting, budget key, the endpoints that share the budget)

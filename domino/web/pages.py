@@ -98,7 +98,7 @@ def join(room_id: str):
     if not ROOM_ID.fullmatch(room_id):
         return render_template("missing.html"), 404
     try:
-        _found, seat, secret = tables().join(room_id, request.cookies.get(COOKIE))
+        _found, seat, secret = _join(room_id)
     except RoomError:
         return render_template("missing.html"), 404
     if seat is None:
@@ -109,6 +109,16 @@ def join(room_id: str):
         response = make_response("", 200, {"HX-Redirect": target})
     _set_seat_cookie(response, room_id, secret)
     return response
+
+
+def _join(room_id: str):
+    """Join, once more if another guest's join got in first (then the table is full)."""
+    try:
+        return tables().join(room_id, request.cookies.get(COOKIE))
+    except RoomError as error:
+        if error.code != "stale":
+            raise
+        return tables().join(room_id, request.cookies.get(COOKIE))
 
 
 @bp.post("/r/<room_id>/level")
@@ -167,7 +177,10 @@ def record(room_id: str):
     found, seat = seated(room_id)
     if found is None or seat is None:
         abort(404)
-    records = tables().rooms.records(room_id)
+    try:
+        records = tables().rooms.records(room_id)
+    except RoomError:  # deleted meanwhile
+        abort(404)
     if not records:
         return Response(refusal("no-finished-round") + "\n", 404, mimetype="text/plain")
     body = "\n".join(records) + "\n"

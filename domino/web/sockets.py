@@ -7,7 +7,9 @@ import threading
 
 from flask import Blueprint, abort, current_app, request
 from flask_sock import Sock
+from simple_websocket import ConnectionClosed
 
+from ..rooms import RoomError
 from .hub import Connection
 from .i18n import chosen_language
 from .pages import seated
@@ -15,7 +17,6 @@ from .render import links
 
 bp = Blueprint("sockets", __name__)
 sock = Sock()
-PING_SECONDS = 25  # a peer that misses a ping is let go at the next one
 MAX_MESSAGE_BYTES = 4096  # the page sends nothing; anything bigger closes the socket
 SEND_SECONDS = 10  # a push that cannot be written for this long gives the socket up
 
@@ -34,6 +35,8 @@ def reader_class(gevent: bool):
     def run(target) -> None:
         try:
             target()
+        except ConnectionClosed:  # a close raced with a ping: the end of the socket anyway
+            pass
         finally:
             ws = target.__self__  # the reader is the websocket's bound method
             ws.connected = False
@@ -55,7 +58,7 @@ def reader_class(gevent: bool):
     return Reader
 
 
-def server_options(ping_seconds: float = PING_SECONDS) -> dict:
+def server_options(ping_seconds: float) -> dict:
     """flask-sock's options: pings, a small message size, and a reader that always wakes."""
     monkey = sys.modules.get("gevent.monkey")
     gevent = monkey is not None and monkey.is_module_patched("threading")
@@ -85,14 +88,35 @@ def check_origin_and_seat():
 def table(ws, room_id: str):
     """Hold the seat's live connection until it closes or a newer tab takes over."""
     tables = current_app.extensions["domino"]
-    _room, seat = seated(room_id)
+    room, seat = seated(room_id)
+    ws.sock = WholeSends(ws.sock)
     ws.sock.settimeout(SEND_SECONDS)
-    conn = Connection(ws, request.args.get("tab", ""), chosen_language(), links(_room))
-    if not tables.connect(room_id, seat, conn):
-        return
+    conn = Connection(ws, request.args.get("tab", ""), chosen_language(), links(room))
     try:
-        while ws.connected:
-            ws.receive()  # the page sends nothing: this returns (or raises) when it closes
+        if tables.connect(room_id, seat, conn):
+            while ws.connected:
+                ws.receive()  # the page sends nothing: this returns (or raises) when it closes
+    except RoomError:
+        pass  # the room was deleted meanwhile
     finally:
         conn.release()
         tables.disconnect(room_id, seat, conn)
+
+
+class WholeSends:
+    """A websocket's network socket whose `send` writes all it is given, or raises.
+
+    simple-websocket ignores how much a `send` wrote; under backpressure a short write would
+    cut a frame in two and leave the page with a broken stream. With the socket's timeout,
+    a push that cannot be written in time raises, and the socket is let go.
+    """
+
+    def __init__(self, sock) -> None:
+        self._sock = sock
+
+    def send(self, data: bytes) -> int:
+        self._sock.sendall(data)
+        return len(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self._sock, name)

@@ -8,6 +8,7 @@ the order the changes were made. Nothing else in the web layer takes the lock.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from flask_babel import force_locale
@@ -42,14 +43,10 @@ class Tables:
 
     # -- changing
 
-    def nudge(self, room: Room) -> None:
-        """Let the computer move if it is due (after a restart, nothing else would)."""
-        self._nudge(room)
-
     def create(self, kind: str, level: str = "medium") -> tuple[Room, str]:
         """A new room and its creator's secret; the computer starts if it opens."""
         room, secret = self.rooms.create(kind, level)
-        self._nudge(room)
+        self.nudge(room)
         return room, secret
 
     def join(self, room_id: str, secret: str | None):
@@ -67,14 +64,14 @@ class Tables:
             present = self.hub.present(room_id)
             room = self.rooms.act(room_id, seat, action, params, present, seq)
             self._push(room, seat)
-        self._nudge(room)
+        self.nudge(room)
         return room
 
     def set_level(self, room_id: str, level: str) -> Room:
         """Switch the computer's level; it decides anew if it is to move."""
         with self._lock(room_id):
             room = self.rooms.set_level(room_id, level)
-        self._nudge(room)
+        self.nudge(room)
         return room
 
     def computer_moves(self, room_id: str, seq: int, action) -> Room | None:
@@ -85,43 +82,48 @@ class Tables:
                 return None  # something happened meanwhile; whoever did it nudged anew
             room = self.rooms.commit_as(room, COMPUTER, action)
             self._push(room, COMPUTER)
-        self._nudge(room)  # a draw keeps the turn
+        self.nudge(room)  # a draw keeps the turn
         return room
 
     # -- connections
 
     def connect(self, room_id: str, seat: int, conn: Connection) -> bool:
         """Make `conn` the seat's live socket and send it the table; False if a newer tab
-        holds the seat (the socket is told so and let go)."""
-        try:
-            replaced = self.hub.attach(room_id, seat, conn)
-        except Superseded:
-            conn.send(render_superseded())
-            conn.close()
-            return False
-        if replaced is not None:
-            replaced.send(render_superseded())
-            replaced.close()
+        holds the seat (the socket is told so and let go). Under the room's lock, so that no
+        push to a replaced tab can follow the news that it was replaced."""
         with self._lock(room_id):
+            try:
+                replaced = self.hub.attach(room_id, seat, conn)
+            except Superseded:
+                conn.send(render_superseded())
+                conn.close()
+                return False
+            if replaced is not None:
+                replaced.send(render_superseded())
+                replaced.close()
             room = self.rooms.require(room_id)
             conn.send(self._render(conn, room, seat))
             self._push(room, seat)
-        self._nudge(room)
+        self.nudge(room)
         return True
 
     def disconnect(self, room_id: str, seat: int, conn: Connection) -> None:
         """Forget a closed socket; if it was the seat's live one, tell the others."""
-        if self.hub.detach(room_id, seat, conn):
-            with self._lock(room_id):
-                room = self.rooms.get(room_id)
-                if room is not None:
-                    self._push(room, seat)
+        if not self.hub.detach(room_id, seat, conn) or self.rooms.get(room_id) is None:
+            return  # replaced by a newer tab, or the room was deleted meanwhile
+        with contextlib.suppress(RoomError), self._lock(room_id):
+            room = self.rooms.get(room_id)
+            if room is not None:
+                self._push(room, seat)
 
     def purge(self, idle_seconds: float) -> list[str]:
-        """Delete idle rooms and forget their locks."""
+        """Delete idle rooms, and forget the locks of rooms that are gone (by any process)."""
         removed = self.rooms.purge(idle_seconds)
         with self._guard:
-            for room_id in removed:
+            known = list(self._locks)
+        gone = [room_id for room_id in known if self.rooms.get(room_id) is None]
+        with self._guard:
+            for room_id in gone:
                 self._locks.pop(room_id, None)
         return removed
 
@@ -151,9 +153,7 @@ class Tables:
             text = notice(news) if news else None
             return render_table(self.view(room, seat), conn.links, notice=text)
 
-    def _nudge(self, room: Room) -> None:
+    def nudge(self, room: Room) -> None:
+        """Let the computer move if it is due (after a restart, nothing else would)."""
         if self.computer is not None:
             self.computer.nudge(room)
-
-
-__all__ = ["RoomError", "Tables"]

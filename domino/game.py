@@ -66,11 +66,19 @@ class State:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a round ended: `winner` is a seat or None for a draw; `points` what it scores."""
+    """How a round ended (SPEC §7.1).
+
+    `winner` is the seat that went out, or in a blocked round the lowest hand of the lightest
+    side; None for a draw. `points` is what the winning side writes (0 under Goat scoring and
+    for a draw); `winners` every seat of the winning side; `scores` what each seat's side
+    writes for the round (partners show the same number).
+    """
 
     winner: int | None
     reason: str
     points: int
+    winners: tuple[int, ...] = ()
+    scores: tuple[int, ...] = ()
 
 
 def deal(rules: Rules, rng) -> RoundStarted:
@@ -83,9 +91,16 @@ def deal(rules: Rules, rng) -> RoundStarted:
 
 
 def opener(rules: Rules, hands: tuple[tuple[Tile, ...], ...]) -> tuple[int, Tile]:
-    """The seat that opens and the tile it must open with."""
+    """The seat that opens, by the rules' opener, and the tile that makes it the opener."""
     held = [(tile, seat) for seat, hand in enumerate(hands) for tile in hand]
-    if rules.opening == "highest-double":
+    if rules.opener == "lowest-double":
+        doubles = [pair for pair in held if pair[0].is_double and pair[0].high > 0]
+        if doubles:
+            tile, seat = min(doubles, key=lambda pair: pair[0].high)
+        else:  # the lowest tile; the double blank, if held, is the lowest of all
+            tile, seat = min(held, key=lambda pair: (pair[0].pips, pair[0].low))
+        return seat, tile
+    if rules.opener == "highest-double":
         doubles = [pair for pair in held if pair[0].is_double]
         if doubles:
             tile, seat = max(doubles, key=lambda pair: pair[0].high)
@@ -94,10 +109,21 @@ def opener(rules: Rules, hands: tuple[tuple[Tile, ...], ...]) -> tuple[int, Tile
     return seat, tile
 
 
-def start(started: RoundStarted, rules: Rules = DEFAULT) -> State:
-    """The state right after the deal; a deal that breaks the rules raises IllegalMove."""
+def start(started: RoundStarted, rules: Rules = DEFAULT, leader: int | None = None) -> State:
+    """The state right after the deal; a deal that breaks the rules raises IllegalMove.
+
+    The opener of the rules leads, with the tile that made it opener (or any tile, with a free
+    lead); `leader` (a match's previous winner) leads instead, with any tile.
+    """
     _check_deal(rules, started)
-    seat, tile = opener(rules, started.hands)
+    if leader is not None:
+        if not 0 <= leader < rules.seats:
+            raise IllegalMove("bad-deal", f"there is no seat {leader} to lead")
+        seat, tile = leader, None
+    else:
+        seat, tile = opener(rules, started.hands)
+        if rules.lead == "any":
+            tile = None
     return State(rules, started, started.hands, started.boneyard, (), seat, 0, tile, (), ())
 
 
@@ -154,6 +180,8 @@ def legal_actions(state: State, seat: int) -> tuple[Action, ...]:
         return ()
     if state.opening is not None:
         return (Play(state.opening, LEFT), Play(state.opening, RIGHT))
+    if not state.line:  # a free lead: any tile
+        return tuple(Play(tile, end) for tile in state.hands[seat] for end in ENDS)
     line = state.line
     left, right = line[0].left, line[-1].right
     plays = []
@@ -170,22 +198,42 @@ def legal_actions(state: State, seat: int) -> tuple[Action, ...]:
 
 
 def outcome(state: State) -> Outcome | None:
-    """How the round ended, or None while it goes on."""
+    """How the round ended, or None while it goes on (SPEC §8.1's blocked and scoring)."""
     if state.turn is not None:
         return None
+    rules = state.rules
     totals = [pip_total(hand) for hand in state.hands]
-    for seat, hand in enumerate(state.hands):
-        if not hand:
-            return Outcome(seat, "domino", sum(totals))
-    low = min(totals)
-    lowest = [seat for seat, total in enumerate(totals) if total == low]
-    if len(lowest) > 1:
-        return Outcome(None, "blocked", 0)
-    if state.rules.blocked_scoring == "difference":
-        points = sum(totals) - low * len(totals)
+    sides = rules.sides()
+    weights = [sum(totals[seat] for seat in side) for side in sides]
+    out = next((seat for seat, hand in enumerate(state.hands) if not hand), None)
+    if out is not None:
+        reason = "domino"
+        index = _index(sides, out)
+        points = sum(weights) - weights[index]
     else:
-        points = sum(totals) - low
-    return Outcome(lowest[0], "blocked", points)
+        reason, light = "blocked", min(weights)
+        lightest = [i for i, weight in enumerate(weights) if weight == light]
+        if len(lightest) > 1:
+            return Outcome(None, reason, 0, (), (0,) * rules.seats)
+        index = lightest[0]
+        out = min(sides[index], key=lambda seat: (totals[seat], seat))
+        others = sum(weights) - light
+        points = {"difference": others - light * (len(weights) - 1), "others": others}.get(
+            rules.blocked, others + light
+        )
+    winners = sides[index]
+    if rules.scoring == "goat":
+        scores = tuple(
+            0 if seat in winners else weights[_index(sides, seat)] for seat in range(rules.seats)
+        )
+        return Outcome(out, reason, 0, winners, scores)
+    scores = tuple(points if seat in winners else 0 for seat in range(rules.seats))
+    return Outcome(out, reason, points, winners, scores)
+
+
+def _index(sides: tuple[tuple[int, ...], ...], seat: int) -> int:
+    """Which side a seat is on, as an index into `sides`."""
+    return next(i for i, seats in enumerate(sides) if seat in seats)
 
 
 def _check_deal(rules: Rules, started: RoundStarted) -> None:
@@ -207,7 +255,9 @@ def _check_deal(rules: Rules, started: RoundStarted) -> None:
 
 
 def _fits(hand: tuple[Tile, ...], line: tuple[Laid, ...]) -> bool:
-    """True when some tile of `hand` matches an open end."""
+    """True when some tile of `hand` matches an open end (any tile, on an empty line)."""
+    if not line:
+        return bool(hand)
     mask = (1 << line[0].left) | (1 << line[-1].right)
     return any(tile.mask & mask for tile in hand)
 
@@ -224,8 +274,8 @@ def _played(state: State, event: TilePlayed) -> State:
     if tile not in hand:
         raise IllegalMove("tile-not-held", f"seat {seat} does not hold {tile}")
     line = state.line
-    if state.opening is not None:
-        if tile is not state.opening:
+    if not line:
+        if state.opening is not None and tile is not state.opening:
             raise IllegalMove("must-open", f"the round opens with {state.opening}")
         left = right = None
         line = (Laid(tile.low, tile.high),)

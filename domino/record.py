@@ -84,31 +84,57 @@ def deal_from_dict(data: object) -> RoundStarted:
 
 
 def to_record(state: State, seats: Sequence[str]) -> dict:
-    """The record of a finished round; `seats` names who sat where."""
+    """The record of a finished round; `seats` names who sat where.
+
+    A round of the default game is written as SPEC §7.1 shows it; under other rules the
+    record adds `rules`, and the result its `winners` and `scores`.
+    """
     result = outcome(state)
     if result is None:
         raise ValueError("only a finished round has a record")
     if len(seats) != state.rules.seats:
         raise ValueError(f"name {state.rules.seats} seats, not {len(seats)}")
-    return {
-        "seats": list(seats),
-        "deal": deal_to_dict(state.start),
-        "events": [move_to_dict(m) for m in state.moves],
-        "result": {"winner": result.winner, "reason": result.reason, "points": result.points},
-    }
+    record = {"seats": list(seats)}
+    if state.rules != DEFAULT:
+        record["rules"] = state.rules.to_json()
+    record["deal"] = deal_to_dict(state.start)
+    record["events"] = [move_to_dict(m) for m in state.moves]
+    record["result"] = _result(state.rules, result)
+    return record
 
 
-def from_record(record: object, rules: Rules = DEFAULT) -> State:
-    """Replay a record through `apply`; an illegal one raises RecordError saying where."""
-    if not isinstance(record, dict) or set(record) != {"seats", "deal", "events", "result"}:
-        raise RecordError("a record has exactly 'seats', 'deal', 'events' and 'result'")
+def _result(rules: Rules, result) -> dict:
+    """A round's result as the record writes it."""
+    written = {"winner": result.winner, "reason": result.reason, "points": result.points}
+    if rules != DEFAULT:
+        written["winners"] = list(result.winners)
+        written["scores"] = list(result.scores)
+    return written
+
+
+def from_record(record: object, rules: Rules = DEFAULT, leader: int | None = None) -> State:
+    """Replay a record through `apply`; an illegal one raises RecordError saying where.
+
+    A record's own `rules` (SPEC §7.1) replace `rules`; `leader` is the seat that led the round
+    freely (a match's previous winner), if one did.
+    """
+    if not isinstance(record, dict) or not {"seats", "deal", "events", "result"} <= set(record):
+        raise RecordError("a record has 'seats', 'deal', 'events' and 'result'")
+    extra = set(record) - {"seats", "deal", "events", "result", "rules", "match", "fairness"}
+    if extra:
+        raise RecordError(f"a record has no field {sorted(extra)[0]!r}")
+    if "rules" in record:
+        try:
+            rules = Rules.from_json(record["rules"])
+        except ValueError as error:
+            raise RecordError(f"rules: {error}") from error
     seats = record["seats"]
     if not (isinstance(seats, list) and len(seats) == rules.seats):
         raise RecordError(f"'seats' lists {rules.seats} names")
     if not all(isinstance(name, str) for name in seats):
         raise RecordError("'seats' holds names as text")
     try:
-        state = start(deal_from_dict(record["deal"]), rules)
+        state = start(deal_from_dict(record["deal"]), rules, leader)
     except ValueError as error:
         raise RecordError(f"deal: {error}") from error
     events = record["events"]
@@ -128,7 +154,7 @@ def _check_result(state: State, claimed: object) -> None:
     result = outcome(state)
     if result is None:
         raise RecordError("the events end before the round does")
-    expected = {"winner": result.winner, "reason": result.reason, "points": result.points}
+    expected = _result(state.rules, result)
     if not _same_json(claimed, expected):
         raise RecordError(f"the result is {json.dumps(expected)}, not {json.dumps(claimed)}")
 

@@ -10,6 +10,7 @@ import random
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +28,17 @@ from domino.events import (
     TileDrawn,
     TilePlayed,
 )
-from domino.rules import BLOCKED_SCORING, DEFAULT, OPENING_RULES, Rules
+from domino.rules import (
+    BLOCKED,
+    DEFAULT,
+    LEADS,
+    NEXT_OPENERS,
+    OPENERS,
+    PRESETS,
+    SCORINGS,
+    Rules,
+    RulesError,
+)
 from domino.tiles import Laid, Tile, pip_total
 from domino.views import seat_view
 
@@ -36,21 +47,28 @@ SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
 @st.composite
 def any_rules(draw) -> Rules:
-    """Any valid `Rules`: 2 to 4 seats, a hand size that fits, every option either way."""
-    max_pip = draw(st.sampled_from([6, 6, 6, 1, 2, 3, 4, 5, 7, 9]))
+    """Any valid `Rules`: 2 to 4 seats (four in pairs), a hand size that fits, every option."""
+    max_pip = draw(st.sampled_from([6, 6, 6, 2, 3, 4, 5, 7, 9]))
     set_size = (max_pip + 1) * (max_pip + 2) // 2
-    seats = draw(st.integers(min_value=2, max_value=min(4, set_size)))
+    seats = draw(st.integers(min_value=2, max_value=min(4, set_size // 2)))
+    hand_size = draw(st.integers(min_value=2, max_value=set_size // seats))
+    boneyard = draw(st.booleans()) and seats * hand_size < set_size
     return Rules(
         seats=seats,
-        hand_size=draw(st.integers(min_value=1, max_value=set_size // seats)),
-        boneyard=draw(st.booleans()),
-        opening=draw(st.sampled_from(OPENING_RULES)),
-        blocked_scoring=draw(st.sampled_from(BLOCKED_SCORING)),
+        teams=seats == 4,
+        hand_size=hand_size,
+        boneyard=boneyard,
+        opener=draw(st.sampled_from(OPENERS)),
+        lead=draw(st.sampled_from(LEADS)),
+        next_opener=draw(st.sampled_from(NEXT_OPENERS)),
+        blocked=draw(st.sampled_from(BLOCKED)),
+        scoring=draw(st.sampled_from(SCORINGS)),
+        target=draw(st.sampled_from([None, 50, 100])),
         max_pip=max_pip,
     )
 
 
-RULES = st.one_of(st.just(DEFAULT), any_rules())
+RULES = st.one_of(st.just(DEFAULT), st.sampled_from(list(PRESETS.values())), any_rules())
 
 
 def action_bound(rules: Rules) -> int:
@@ -146,7 +164,7 @@ def test_the_line_always_matches_and_its_ends_are_its_outer_halves(rules, deal_s
             assert state.opening is None
         else:
             assert state.ends is None
-            assert state.opening is not None
+            assert (state.opening is not None) == (rules.lead == "opening-tile")
         assert len(line) == count(state.moves, TilePlayed)
 
 
@@ -292,12 +310,17 @@ def test_the_outcome_follows_from_the_final_hands(rules, deal_seed, play_seed):
     final = play_out(rules, deal_seed, play_seed)[-1]
     result = game.outcome(final)
     totals = [pip_total(hand) for hand in final.hands]
+    side_of = [seat % 2 if rules.teams else seat for seat in range(rules.seats)]
+    weight = {side: 0 for side in side_of}
+    for seat, total in enumerate(totals):
+        weight[side_of[seat]] += total
     empty = [seat for seat, hand in enumerate(final.hands) if not hand]
     if result.reason == "domino":
         assert empty == [result.winner]
         last = final.moves[-1]
         assert isinstance(last, TilePlayed) and last.seat == result.winner
-        assert result.points == sum(totals)
+        won = side_of[result.winner]
+        earned = sum(w for side, w in weight.items() if side != won)
     else:
         assert result.reason == "blocked"
         assert empty == []
@@ -306,17 +329,84 @@ def test_the_outcome_follows_from_the_final_hands(rules, deal_seed, play_seed):
         assert all(isinstance(move, Passed) for move in last_moves)
         assert sorted(move.seat for move in last_moves) == list(range(rules.seats))
         assert rules.boneyard is False or final.boneyard == ()
-        low = min(totals)
-        if totals.count(low) > 1:
-            assert result.winner is None and result.points == 0
-        else:
-            assert result.winner == totals.index(low)
-            others = [total for seat, total in enumerate(totals) if seat != result.winner]
-            if rules.blocked_scoring == "difference":
-                assert result.points == sum(total - low for total in others)
-            else:
-                assert result.points == sum(others)
-            assert result.points > 0
+        light = min(weight.values())
+        if list(weight.values()).count(light) > 1:
+            assert result.winner is None and result.points == 0 and result.winners == ()
+            assert result.scores == (0,) * rules.seats
+            return
+        won = next(side for side, w in weight.items() if w == light)
+        mine = [seat for seat in range(rules.seats) if side_of[seat] == won]
+        assert result.winner == min(mine, key=lambda seat: (totals[seat], seat))
+        others = sum(weight.values()) - light
+        earned = {
+            "difference": sum(w - light for side, w in weight.items() if side != won),
+            "others": others,
+            "all": others + light,
+        }[rules.blocked]
+        assert earned > 0
+    winners = tuple(seat for seat in range(rules.seats) if side_of[seat] == won)
+    assert result.winners == winners
+    if rules.scoring == "winner":
+        assert result.points == earned
+        assert result.scores == tuple(earned if s in winners else 0 for s in range(rules.seats))
+    else:  # Goat: the others write their own pips
+        assert result.points == 0
+        expected = tuple(0 if s in winners else weight[side_of[s]] for s in range(rules.seats))
+        assert result.scores == expected
+
+
+@given(RULES, SEEDS)
+def test_the_round_opens_as_the_rules_say(rules, deal_seed):
+    state = game.start(game.deal(rules, random.Random(deal_seed)), rules)
+    held = [(tile, seat) for seat, hand in enumerate(state.hands) for tile in hand]
+    doubles = [(tile, seat) for tile, seat in held if tile.is_double]
+    if rules.opener == "highest-double" and doubles:
+        tile, seat = max(doubles, key=lambda pair: pair[0].high)
+    elif rules.opener == "lowest-double" and [d for d in doubles if d[0].high]:
+        tile, seat = min((d for d in doubles if d[0].high), key=lambda pair: pair[0].high)
+    elif rules.opener == "lowest-double":
+        tile, seat = min(held, key=lambda pair: (pair[0].pips, pair[0].low))
+    else:
+        tile, seat = max(held, key=lambda pair: (pair[0].pips, pair[0].is_double, pair[0].high))
+    assert state.turn == seat
+    legal = game.legal_actions(state, seat)
+    if rules.lead == "opening-tile":
+        assert state.opening is tile and {play.tile for play in legal} == {tile}
+    else:
+        assert state.opening is None and {play.tile for play in legal} == set(state.hands[seat])
+
+
+@given(RULES, SEEDS, st.integers(min_value=0, max_value=3))
+def test_a_leader_opens_with_any_tile(rules, deal_seed, leader):
+    started = game.deal(rules, random.Random(deal_seed))
+    if leader >= rules.seats:
+        with pytest.raises(game.IllegalMove):
+            game.start(started, rules, leader=leader)
+        return
+    state = game.start(started, rules, leader=leader)
+    assert state.turn == leader and state.opening is None
+    tile = state.hands[leader][-1]
+    after = game.apply(state, TilePlayed(leader, tile, "right"))
+    assert after.line == (Laid(tile.low, tile.high),)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(sorted(Rules().to_json())),
+        st.none()
+        | st.booleans()
+        | st.integers(-2, 200)
+        | st.sampled_from(OPENERS + BLOCKED + ("x",)),
+    )
+)
+def test_any_rules_object_is_played_or_refused_with_its_field(data):
+    try:
+        rules = Rules.from_json(data)
+    except RulesError as error:
+        assert error.field in (*Rules().to_json(), "rules")
+        return
+    assert Rules.from_json(rules.to_json()) == rules
+    assert (rules.seats == 4) == rules.teams
 
 
 @given(SEEDS, SEEDS)
@@ -361,7 +451,7 @@ def test_any_round_record_reads_back_under_its_rules(rules, deal_seed, play_seed
 @given(RULES, SEEDS)
 def test_the_opening_tile_lies_low_half_left_whichever_end_it_names(rules, deal_seed):
     state = game.start(game.deal(rules, random.Random(deal_seed)), rules)
-    tile = state.opening
+    tile = state.opening or game.opener(rules, state.hands)[1]  # a free lead: that tile too
     assert tile in state.hands[state.turn]
     for end in ENDS:
         after = game.apply(state, TilePlayed(state.turn, tile, end))

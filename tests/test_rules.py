@@ -225,7 +225,7 @@ def test_domino_the_winner_scores_the_other_hand():
     state = play(state, "1: 2-2 right")
     # Seat 1 has laid its last tile; seat 0 is left holding 0-1: one pip.
     assert state.hands == ((Tile.parse("0-1"),), ())
-    assert game.outcome(state) == game.Outcome(1, "domino", 1)
+    assert game.outcome(state) == game.Outcome(1, "domino", 1, (1,), (0, 1))
     assert state.turn is None
     assert rule_broken(state, 0, "0-1 left") == "round-over"
 
@@ -236,13 +236,13 @@ def test_blocked_the_lower_hand_wins_the_difference():
     assert state.moves[-2:] == (game.Passed(1), game.Passed(0))
     assert state.hands == (tiles("0-3 3-3 4-4 0-4"), tiles("1-1 3-4 3-5 3-6 0-0 1-5 1-6"))
     # 21 pips against 39: seat 0 wins 39 - 21 = 18.
-    assert game.outcome(state) == game.Outcome(0, "blocked", 18)
+    assert game.outcome(state) == game.Outcome(0, "blocked", 18, (0,), (18, 0))
 
 
 def test_blocked_with_equal_totals_is_a_draw():
     state = from_record(_recorded_game("draw"))
     assert state.hands == (tiles("1-1 3-3 5-5 1-2"), tiles("0-3 2-2 2-3 4-4 0-1"))
-    assert game.outcome(state) == game.Outcome(None, "blocked", 0)  # 21 against 21
+    assert game.outcome(state) == game.Outcome(None, "blocked", 0, (), (0, 0))  # 21 and 21
 
 
 def test_blocked_in_a_block_game_after_every_seat_passes():
@@ -252,8 +252,8 @@ def test_blocked_in_a_block_game_after_every_seat_passes():
     assert state.turn == 0 and game.outcome(state) is None
     state = play(state, "0: pass")
     # Seat 0 holds 1+2+3+4+5+3 = 18 pips, seat 1 holds 2+4+5+6+4+5+6 = 32.
-    assert game.outcome(state) == game.Outcome(0, "blocked", 14)
-    others = Rules(boneyard=False, blocked_scoring="others")
+    assert game.outcome(state) == game.Outcome(0, "blocked", 14, (0,), (14, 0))
+    others = Rules(boneyard=False, blocked="others")
     state = round_of("6-6 0-1 0-2 0-3 0-4 0-5 1-2", "1-1 1-3 1-4 1-5 2-2 2-3 2-4", rules=others)
     assert game.outcome(play(state, "0: 6-6 left", "1: pass", "0: pass")).points == 32
 
@@ -274,8 +274,16 @@ def test_rules_refuse_impossible_settings():
     for bad in (
         {"seats": 5},
         {"seats": 4, "hand_size": 8},
-        {"opening": "youngest-player"},
-        {"blocked_scoring": "fives"},
+        {"opener": "youngest-player"},
+        {"blocked": "fives"},
+        {"seats": 4},  # four seats play in pairs
+        {"seats": 2, "teams": True},
+        {"hand_size": 1},
+        {"seats": 4, "teams": True, "hand_size": 7},  # all 28 dealt: a draw game cannot be
+        {"target": 0},
+        {"scoring": "fives"},
+        {"lead": "youngest"},
+        {"next_opener": "loser"},
     ):
         with pytest.raises(ValueError):
             Rules(**bad)

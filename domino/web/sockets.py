@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 
@@ -12,6 +13,7 @@ from simple_websocket import ConnectionClosed
 from ..rooms import RoomError
 from .hub import Connection
 from .i18n import chosen_language
+from .outbox import Outbox
 from .pages import seated
 from .render import links
 
@@ -21,7 +23,7 @@ MAX_MESSAGE_BYTES = 4096  # the page sends nothing; anything bigger closes the s
 SEND_SECONDS = 10  # a push that cannot be written for this long gives the socket up
 
 
-def reader_class(gevent: bool):
+def reader_class():
     """simple-websocket's reader "thread", made to wake the socket's handler when it ends.
 
     The library's reader can stop without waking the handler blocked in `receive()`: on an
@@ -48,24 +50,33 @@ def reader_class(gevent: bool):
             self.name = "websocket reader"
 
         def start(self) -> None:
-            if gevent:
-                from gevent import spawn_raw
-
-                spawn_raw(run, self.target)
-            else:
-                threading.Thread(target=run, args=(self.target,), daemon=True).start()
+            in_background(functools.partial(run, self.target))
 
     return Reader
 
 
+def under_gevent() -> bool:
+    """True when gevent has patched threads into greenlets (gunicorn's gevent worker)."""
+    monkey = sys.modules.get("gevent.monkey")
+    return monkey is not None and monkey.is_module_patched("threading")
+
+
+def in_background(function) -> None:
+    """Run `function` on its own: a bare greenlet under gevent, else a thread."""
+    if under_gevent():
+        from gevent import spawn_raw
+
+        spawn_raw(function)
+    else:
+        threading.Thread(target=function, daemon=True).start()
+
+
 def server_options(ping_seconds: float) -> dict:
     """flask-sock's options: pings, a small message size, and a reader that always wakes."""
-    monkey = sys.modules.get("gevent.monkey")
-    gevent = monkey is not None and monkey.is_module_patched("threading")
     return {
         "ping_interval": ping_seconds,
         "max_message_size": MAX_MESSAGE_BYTES,
-        "thread_class": reader_class(gevent),
+        "thread_class": reader_class(),
     }
 
 
@@ -89,8 +100,8 @@ def table(ws, room_id: str):
     """Hold the seat's live connection until it closes or a newer tab takes over."""
     tables = current_app.extensions["domino"]
     room, seat = seated(room_id)
-    ws.sock = WholeSends(ws.sock)
-    ws.sock.settimeout(SEND_SECONDS)
+    ws.sock.settimeout(SEND_SECONDS)  # for the outbox's writer: a write that waits this long fails
+    ws.sock = Outbox(ws.sock, in_background, under_gevent())
     conn = Connection(ws, request.args.get("tab", ""), chosen_language(), links(room))
     try:
         if tables.connect(room_id, seat, conn):
@@ -101,22 +112,3 @@ def table(ws, room_id: str):
     finally:
         conn.release()
         tables.disconnect(room_id, seat, conn)
-
-
-class WholeSends:
-    """A websocket's network socket whose `send` writes all it is given, or raises.
-
-    simple-websocket ignores how much a `send` wrote; under backpressure a short write would
-    cut a frame in two and leave the page with a broken stream. With the socket's timeout,
-    a push that cannot be written in time raises, and the socket is let go.
-    """
-
-    def __init__(self, sock) -> None:
-        self._sock = sock
-
-    def send(self, data: bytes) -> int:
-        self._sock.sendall(data)
-        return len(data)
-
-    def __getattr__(self, name: str):
-        return getattr(self._sock, name)

@@ -20,7 +20,7 @@ from .render import links
 bp = Blueprint("sockets", __name__)
 sock = Sock()
 MAX_MESSAGE_BYTES = 4096  # the page sends nothing; anything bigger closes the socket
-SEND_SECONDS = 10  # a push that cannot be written for this long gives the socket up
+SEND_SECONDS = 10  # a socket that takes nothing for this long while pushes wait is given up
 
 
 def reader_class():
@@ -100,8 +100,7 @@ def table(ws, room_id: str):
     """Hold the seat's live connection until it closes or a newer tab takes over."""
     tables = current_app.extensions["domino"]
     room, seat = seated(room_id)
-    ws.sock.settimeout(SEND_SECONDS)  # for the outbox's writer: a write that waits this long fails
-    ws.sock = Outbox(ws.sock, in_background, under_gevent())
+    ws.sock = Outbox(ws.sock, in_background, under_gevent(), SEND_SECONDS)
     conn = Connection(ws, request.args.get("tab", ""), chosen_language(), links(room))
     try:
         if tables.connect(room_id, seat, conn):
@@ -112,3 +111,4 @@ def table(ws, room_id: str):
     finally:
         conn.release()
         tables.disconnect(room_id, seat, conn)
+        ws.sock.flush()  # the last table and the close frame go out before the server closes

@@ -116,7 +116,8 @@ def from_record(record: object, rules: Rules = DEFAULT, leader: int | None = Non
     """Replay a record through `apply`; an illegal one raises RecordError saying where.
 
     A record's own `rules` (SPEC §7.1) replace `rules`; `leader` is the seat that led the round
-    freely (a match's previous winner), if one did.
+    freely (a match's previous winner), if one did. A record of a match's later round under
+    `previous-winner` names its leader itself: the seat of its first event.
     """
     if not isinstance(record, dict) or not {"seats", "deal", "events", "result"} <= set(record):
         raise RecordError("a record has 'seats', 'deal', 'events' and 'result'")
@@ -133,6 +134,8 @@ def from_record(record: object, rules: Rules = DEFAULT, leader: int | None = Non
         raise RecordError(f"'seats' lists {rules.seats} names")
     if not all(isinstance(name, str) for name in seats):
         raise RecordError("'seats' holds names as text")
+    if leader is None:
+        leader = _leader(record, rules)
     try:
         state = start(deal_from_dict(record["deal"]), rules, leader)
     except ValueError as error:
@@ -147,6 +150,18 @@ def from_record(record: object, rules: Rules = DEFAULT, leader: int | None = Non
             raise RecordError(str(error), index) from error
     _check_result(state, record["result"])
     return state
+
+
+def _leader(record: dict, rules: Rules) -> int | None:
+    """Who led a match's later round under `previous-winner`, as its record shows it."""
+    match, events = record.get("match"), record["events"]
+    if rules.next_opener != "previous-winner" or not isinstance(match, dict):
+        return None
+    later = type(match.get("round")) is int and match["round"] > 1
+    if not later or not isinstance(events, list) or not events:
+        return None
+    first = events[0]
+    return first.get("seat") if isinstance(first, dict) and type(first.get("seat")) is int else None
 
 
 def _check_result(state: State, claimed: object) -> None:

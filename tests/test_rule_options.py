@@ -165,3 +165,19 @@ def test_a_record_carries_its_rules_and_the_default_game_stays_as_it_was():
         "winner": 0, "reason": "blocked", "points": 14, "winners": [0], "scores": [14, 0],
     }  # fmt: skip
     assert record.from_record(json.loads(record.dumps(written))) == final
+
+
+def test_a_match_round_led_by_the_previous_winner_reads_back_from_its_record():
+    rules = PRESETS["international"]
+    rng = random.Random(5)
+    started = game.deal(rules, rng)
+    leader = 1 - game.opener(rules, started.hands)[0]  # not the seat the opener rule names
+    state = game.start(started, rules, leader=leader)
+    while not state.over:
+        choice = rng.choice(game.legal_actions(state, state.turn))
+        state = game.apply(state, game.resolve(state, state.turn, choice))
+    written = record.to_record(state, ["a", "b"])
+    with pytest.raises(record.RecordError):
+        record.from_record(written)  # alone, nothing says who led
+    match = {"number": 1, "round": 2, "before": [0, 0], "after": [0, 0], "over": False}
+    assert record.from_record({**written, "match": {**match, "winners": []}}) == state

@@ -35,9 +35,9 @@ class Outbox:
         self._queue: deque[bytes] | None = None  # only while a writer is draining it
         self._queued = 0
         self._broken = False
-        self._closing: list = []  # shutdown/close calls put off until the queue is out
-        self._drained = threading.Event()
-        self._drained.set()
+        # Only while a writer drains (a socket holds few objects: a worker holds thousands):
+        self._closing: list | None = None  # shutdown/close calls put off until the queue is out
+        self._drained: threading.Event | None = None  # set when the writer is done
 
     def send(self, data: bytes) -> int:
         """Write `data` whole: now, or after what waits; raise if the socket was given up."""
@@ -50,7 +50,7 @@ class Outbox:
                     return sent
                 self._queue = deque([data[sent:]])
                 self._queued = len(data) - sent
-                self._drained.clear()
+                self._closing, self._drained = [], threading.Event()
                 self._spawn(self._drain)
                 return len(data)
             self._queue.append(data)
@@ -70,7 +70,8 @@ class Outbox:
 
     def flush(self) -> bool:
         """Wait (at most `seconds`) until nothing waits to be written; True if nothing does."""
-        return self._drained.wait(self._seconds)
+        drained = self._drained
+        return drained is None or drained.wait(self._seconds)
 
     def __getattr__(self, name: str):
         if name in ("sendall", "sendmsg", "sendfile", "settimeout"):  # they would jump the queue
@@ -79,7 +80,7 @@ class Outbox:
 
     def _finally(self, call, *args) -> None:
         with self._lock:
-            if self._queue is not None:
+            if self._closing is not None:
                 self._closing.append((call, args))
                 return
         with contextlib.suppress(OSError):
@@ -101,12 +102,12 @@ class Outbox:
                 pass
         finally:
             with self._lock:
-                closing, self._closing = self._closing, []
-                self._queue, self._queued = None, 0
+                closing, drained = self._closing, self._drained
+                self._queue, self._queued, self._closing, self._drained = None, 0, None, None
             for call, args in closing:
                 with contextlib.suppress(OSError):
                     call(*args)
-            self._drained.set()
+            drained.set()
 
     def _write_some(self) -> bool:
         """One write of the head of the queue, after waiting for room; False when done."""

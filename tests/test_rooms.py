@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domino import game
+from domino.record import dumps, to_record
 from domino.rooms import Room, RoomError, Rooms, decide, fold, secret_hash, table_view
 from domino.store import Conflict, Store
 
@@ -275,3 +276,40 @@ def test_made_up_room_ids_leave_nothing_behind(rooms):
         with pytest.raises(RoomError):
             rooms.act(made_up, 0, "draw", {}, {0, 1}, 1)
     assert rooms._cache == {}
+
+
+def play_rounds(rooms, room, count: int):
+    """Play `count` whole rounds (first legal moves), dealing again between them."""
+    finished = []
+    while len(finished) < count:
+        if room.round.over:
+            room = rooms.act(room.id, 0, "new-round", {}, {0, 1}, room.seq)
+            room = rooms.act(room.id, 1, "accept-new-round", {}, {0, 1}, room.seq)
+        seat, action, params = legal_move(room)
+        room = rooms.act(room.id, seat, action, params, {0, 1}, room.seq)
+        if room.round.over:
+            finished.append(room.round)
+    return room, finished
+
+
+def test_every_finished_round_has_its_record_stored_with_its_last_move(rooms):
+    room, _, _ = seated(rooms)
+    room, finished = play_rounds(rooms, room, 3)
+    expected = [dumps(to_record(state, ["player 1", "player 2"])) for state in finished]
+    assert rooms.records(room.id) == expected
+    stored = rooms.store.db.execute("SELECT seq FROM records WHERE room = ?", [room.id])
+    seqs = [row[0] for row in stored]
+    kinds = {seq: kind for seq, kind, _data in rooms.store.load(room.id)}
+    assert len(seqs) == 3 and all(kinds[seq] in ("play", "pass") for seq in seqs)
+
+
+def test_a_room_from_before_stored_records_gets_them_at_its_first_download(rooms):
+    room, _, _ = seated(rooms)
+    room, _finished = play_rounds(rooms, room, 2)
+    expected = rooms.records(room.id)
+    db = rooms.store.db
+    db.execute("DELETE FROM records WHERE room = ?", [room.id])  # as migration m002 left it
+    db.execute("UPDATE rooms SET records_stored = 0 WHERE id = ?", [room.id])
+    assert rooms.store.records(room.id) is None
+    assert rooms.records(room.id) == expected  # written out from the log, once
+    assert rooms.store.records(room.id) == expected

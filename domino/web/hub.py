@@ -86,8 +86,6 @@ class Hub:
             seats = self._rooms.setdefault(room, {})
             current = seats.get(seat)
             if current is not None and tab_time(conn.tab) < tab_time(current.tab):
-                if not seats:
-                    del self._rooms[room]
                 raise Superseded(conn.tab)
             seats[seat] = conn
             return current if current is not None and current is not conn else None

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from .events import ENDS, Move, Passed, RoundStarted, TileDrawn, TilePlayed
 from .game import IllegalMove, State, apply, outcome, start
+from .match import Match
 from .rules import DEFAULT, Rules
 from .tiles import Tile
 
@@ -83,11 +84,12 @@ def deal_from_dict(data: object) -> RoundStarted:
     )
 
 
-def to_record(state: State, seats: Sequence[str]) -> dict:
+def to_record(state: State, seats: Sequence[str], match: dict | None = None) -> dict:
     """The record of a finished round; `seats` names who sat where.
 
     A round of the default game is written as SPEC §7.1 shows it; under other rules the
-    record adds `rules`, and the result its `winners` and `scores`.
+    record adds `rules`, and the result its `winners` and `scores`; a round of a match adds
+    `match` (see `match_to_dict`).
     """
     result = outcome(state)
     if result is None:
@@ -100,7 +102,21 @@ def to_record(state: State, seats: Sequence[str]) -> dict:
     record["deal"] = deal_to_dict(state.start)
     record["events"] = [move_to_dict(m) for m in state.moves]
     record["result"] = _result(state.rules, result)
+    if match is not None:
+        record["match"] = match
     return record
+
+
+def match_to_dict(number: int, before: Match, after: Match) -> dict:
+    """A record's `match` (SPEC §7.1): match `number`'s running score around one round."""
+    return {
+        "number": number,
+        "round": after.rounds,
+        "before": list(before.scores),
+        "after": list(after.scores),
+        "over": after.over,
+        "winners": list(after.winners),
+    }
 
 
 def _result(rules: Rules, result) -> dict:

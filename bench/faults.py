@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from domino import game  # noqa: E402
 from domino.events import DRAW, PASS, Play  # noqa: E402
-from domino.rooms import fold  # noqa: E402
+from domino.room import fold  # noqa: E402
 
 GUNICORN = Path(sys.executable).parent / "gunicorn"
 TIMEOUT = 5.0

@@ -38,7 +38,7 @@ from webkit import (  # noqa: E402
 )
 
 from domino import bots  # noqa: E402
-from domino.rooms import apply, fold  # noqa: E402
+from domino.room import apply, fold  # noqa: E402
 from domino.views import seat_view  # noqa: E402
 
 # A tile written anywhere in the raw text, but not inside a longer token (room ids, CSRF

@@ -1,102 +1,35 @@
-"""Rooms: seats, rounds and the new-round protocol, as a fold of stored room events.
+"""Rooms kept in the store: created, joined and changed, stored before acknowledged.
 
-No Flask here. `Rooms` keeps the store as the record and a cache of folded rooms; its caller
-(`domino.web.tables`) makes one writer per room, and the `(room, seq)` key is the backstop. A
-room event is `(type, data)`: "seat", "deal", "play", "draw", "pass", "ask" (a new round
-requested), "decline" and "level" (the computer's level).
+No Flask here. `Rooms` keeps the store as the record and a cache of folded rooms (the fold and
+what an action decides are in `domino.room`); its caller (`domino.web.tables`) makes one writer
+per room, and the `(room, seq)` key is the backstop.
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import threading
-from dataclasses import dataclass, replace
 
-from . import game
-from .events import DRAW, PASS, Play
-from .record import deal_from_dict, deal_to_dict, dumps, move_from_dict, move_to_dict, to_record
-from .rules import DEFAULT
+from .record import dumps, match_to_dict, to_record
+from .room import (
+    Room,
+    RoomError,
+    apply,
+    deal_event,
+    decide,
+    empty,
+    fold,
+    level_event,
+    move_events,
+    rules_event,
+    secret_hash,
+)
+from .rules import DEFAULT, Rules
 from .store import Conflict, Store
-from .tiles import Tile
-from .views import SeatView, seat_view
 
 IDLE_SECONDS = 7 * 24 * 3600
-MOVES = ("play", "draw", "pass")
-ROOM_ACTIONS = (*MOVES, "new-round", "accept-new-round", "decline-new-round")
-LEVELS = ("easy", "medium", "hard")
-COMPUTER = 1  # the computer's seat in a computer room
 # Who sat where, as a round record names them (SPEC §7.1).
 RECORD_NAMES = {"friend": ("player 1", "player 2"), "computer": ("player", "computer")}
-
-
-class RoomError(Exception):
-    """An action the room refuses, named by a stable `code` (the web layer words it)."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
-
-
-@dataclass(frozen=True, slots=True)
-class Room:
-    """A room as folded from its events. Seat 0 is the creator, seat 1 the guest."""
-
-    id: str
-    kind: str
-    seats: tuple[str | None, str | None]
-    round: game.State | None
-    rounds: int
-    request: int | None
-    seq: int
-    level: str | None = None
-
-    @property
-    def computer_to_move(self) -> bool:
-        """True when the round waits for the computer's move."""
-        return self.kind == "computer" and self.round.turn == COMPUTER
-
-    @property
-    def full(self) -> bool:
-        """True once both seats are taken (a computer room always is)."""
-        return self.kind == "computer" or self.seats[1] is not None
-
-    def seat_of(self, secret: str | None) -> int | None:
-        """The seat a browser's secret holds, if any."""
-        if not secret:
-            return None
-        digest = secret_hash(secret)
-        for seat, held in enumerate(self.seats):
-            if held is not None and secrets.compare_digest(held, digest):
-                return seat
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class TableView:
-    """Everything one seat's table shows: its seat view plus the room's public facts."""
-
-    room: str
-    kind: str
-    seat: int
-    game: SeatView
-    seq: int
-    guest_joined: bool
-    opponent_connected: bool
-    request: str | None
-    live: bool
-    active: bool
-    level: str | None = None
-
-    @property
-    def waiting(self) -> bool:
-        """True when play is held up because the other seat is missing."""
-        return not (self.guest_joined and self.opponent_connected) and not self.game.over
-
-
-def secret_hash(secret: str) -> str:
-    """What is stored of a seat's secret."""
-    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def new_secret() -> str:
@@ -107,123 +40,6 @@ def new_secret() -> str:
 def new_room_id() -> str:
     """A room id: 128 random bits."""
     return secrets.token_urlsafe(16)
-
-
-def fold(room_id: str, kind: str, events) -> Room:
-    """The room after its stored events `(seq, type, data)`."""
-    room = Room(room_id, kind, (None, None), None, 0, None, 0)
-    for seq, kind_, data in events:
-        room = apply(room, kind_, data, seq)
-    return room
-
-
-def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
-    """The room after one stored event."""
-    if kind == "seat":
-        seats = list(room.seats)
-        seats[data["seat"]] = data["hash"]
-        return replace(room, seats=tuple(seats), seq=seq)
-    if kind == "deal":
-        state = game.start(deal_from_dict(data), DEFAULT)
-        rounds = room.rounds + 1 if room.full else 0  # round 0: a preview, until the guest
-        return replace(room, round=state, rounds=rounds, request=None, seq=seq)
-    if kind in MOVES:
-        state = game.apply(room.round, move_from_dict(data))
-        return replace(room, round=state, request=None, seq=seq)
-    if kind == "ask":
-        return replace(room, request=data["seat"], seq=seq)
-    if kind == "decline":
-        return replace(room, request=None, seq=seq)
-    if kind == "level":
-        return replace(room, level=data["level"], seq=seq)
-    raise ValueError(f"unknown room event {kind!r}")
-
-
-def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> list:
-    """The events a seat's action leads to; refused actions raise RoomError/IllegalMove."""
-    if action in MOVES:
-        if not room.full:
-            raise RoomError("no-guest")
-        if room.kind != "computer" and any(s not in present for s in others(room, seat)):
-            raise RoomError("opponent-away")
-        return move_events(room, seat, _game_action(action, params))
-    asked_by_other = room.request is not None and room.request != seat
-    if action == "new-round":
-        if not room.full or room.kind == "computer" or asked_by_other:
-            return [deal_event(rng)]
-        if room.request == seat:
-            raise RoomError("already-asked")
-        return [("ask", {"seat": seat})]
-    if action in ("accept-new-round", "decline-new-round"):
-        if not asked_by_other:
-            raise RoomError("no-request")
-        if action == "accept-new-round":
-            return [deal_event(rng)]
-        return [("decline", {"seat": seat})]
-    raise RoomError("unknown-action")
-
-
-def others(room: Room, seat: int) -> list[int]:
-    """Every seat of the room but `seat`."""
-    return [other for other in range(len(room.seats)) if other != seat]
-
-
-def move_events(room: Room, seat: int, action) -> list:
-    """The stored event of a seat's play, draw or pass; an illegal one raises IllegalMove."""
-    event = game.resolve(room.round, seat, action)
-    game.apply(room.round, event)
-    data = move_to_dict(event)
-    return [(data["action"], data)]
-
-
-def level_event(level: str) -> tuple[str, dict]:
-    """The computer's level, checked."""
-    if level not in LEVELS:
-        raise RoomError("bad-level")
-    return ("level", {"level": level})
-
-
-def deal_event(rng) -> tuple[str, dict]:
-    """A fresh deal, shuffled once and recorded."""
-    return ("deal", deal_to_dict(game.deal(DEFAULT, rng)))
-
-
-def _game_action(action: str, params: dict):
-    """Read a play, draw or pass from request parameters."""
-    if action == "draw":
-        return DRAW
-    if action == "pass":
-        return PASS
-    try:
-        tile = Tile.parse(params.get("tile", ""))
-    except ValueError as error:
-        raise RoomError("bad-tile") from error
-    end = params.get("end")
-    if end not in ("left", "right"):
-        raise RoomError("bad-end")
-    return Play(tile, end)
-
-
-def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = True) -> TableView:
-    """What `seat` sees of `room`; `live` is False until the page's own socket is open."""
-    view = seat_view(room.round, seat)
-    request = None
-    if room.request is not None:
-        request = "mine" if room.request == seat else "theirs"
-    connected = room.kind == "computer" or (room.full and opponent_connected)
-    return TableView(
-        room=room.id,
-        kind=room.kind,
-        seat=seat,
-        game=view,
-        seq=room.seq,
-        guest_joined=room.full,
-        opponent_connected=connected,
-        request=request,
-        live=live,
-        active=connected and live and view.my_turn,
-        level=room.level,
-    )
 
 
 class Rooms:
@@ -264,13 +80,15 @@ class Rooms:
             raise RoomError("no-room")
         return room
 
-    def create(self, kind: str = "friend", level: str = "medium") -> tuple[Room, str]:
-        """A new room with its creator in seat 0 and the first deal; returns the secret."""
+    def create(
+        self, kind: str = "friend", level: str = "medium", rules: Rules = DEFAULT
+    ) -> tuple[Room, str]:
+        """A new room: its rules, its creator in seat 0 and the first deal; returns the secret."""
         room_id, secret = new_room_id(), new_secret()
-        events = [("seat", {"seat": 0, "hash": secret_hash(secret)})]
+        events = [rules_event(rules), ("seat", {"seat": 0, "hash": secret_hash(secret)})]
         if kind == "computer":
             events.append(level_event(level))
-        events.append(deal_event(self.rng))
+        events.append(deal_event(rules, self.rng))
         self.store.create_room(room_id, kind, events)
         return self.get(room_id), secret
 
@@ -284,10 +102,10 @@ class Rooms:
         seat = room.seat_of(secret)
         if seat is not None or room.full:
             return room, seat, secret
-        secret = new_secret()
-        seated = ("seat", {"seat": 1, "hash": secret_hash(secret)})
-        room = self._commit(room, [seated, deal_event(self.rng)])
-        return room, 1, secret
+        secret, seat = new_secret(), room.seats.index(None)
+        seated = ("seat", {"seat": seat, "hash": secret_hash(secret)})
+        room = self._commit(room, [seated, deal_event(room.rules, self.rng)])
+        return room, seat, secret
 
     def act(self, room_id: str, seat: int, action: str, params: dict, present, seq) -> Room:
         """Carry out one seat's action if it is legal and `seq` is the room's latest."""
@@ -343,9 +161,12 @@ class Rooms:
         return after
 
 
-def record_text(room: Room) -> str:
-    """The round record of the room's finished round, as one line of JSON."""
-    return dumps(to_record(room.round, RECORD_NAMES[room.kind]))
+def record_text(before: Room, after: Room) -> str:
+    """The round record of the round a move finished (`before` it, `after` it), one JSON line."""
+    match = None
+    if after.match is not None:
+        match = match_to_dict(after.matches, before.match, after.match)
+    return dumps(to_record(after.round, RECORD_NAMES[after.kind], match))
 
 
 def fold_finishing(room: Room, events) -> tuple[Room, list[tuple[int, str]]]:
@@ -353,13 +174,13 @@ def fold_finishing(room: Room, events) -> tuple[Room, list[tuple[int, str]]]:
     they finish."""
     records = []
     for seq, kind, data in events:
-        before = room.round
+        before = room
         room = apply(room, kind, data, seq)
-        if room.round is not before and room.round.over:  # a move that ended the round
-            records.append((seq, record_text(room)))
+        if room.round is not before.round and room.round.over:  # a move that ended the round
+            records.append((seq, record_text(before, room)))
     return room, records
 
 
 def finished_records(room: Room, events) -> list[tuple[int, str]]:
     """The `(seq, record)` of every round a room's stored `events` finish."""
-    return fold_finishing(Room(room.id, room.kind, (None, None), None, 0, None, 0), events)[1]
+    return fold_finishing(empty(room.id, room.kind), events)[1]

@@ -22,7 +22,7 @@ from webkit import WEBSOCKET_HEADERS, Table, friends, make_app
 
 from domino import game
 from domino.events import DRAW, Play
-from domino.rooms import ROOM_ACTIONS
+from domino.room import ROOM_ACTIONS
 
 SUFFIXES = ["", "/join", "/level", "/record.jsonl", "/ws", *(f"/{a}" for a in ROOM_ACTIONS)]
 STATIC_PATHS = ["/", "/rooms", "/computer", "/help", "/healthz"]

@@ -41,7 +41,8 @@ from webkit import (
 
 from domino import game
 from domino.events import DRAW, Play
-from domino.rooms import COMPUTER, MOVES, fold
+from domino.room import COMPUTER, MOVES, fold
+from domino.rules import DEFAULT
 from domino.tiles import Laid, Tile
 from domino.views import SeatView, seat_view
 from domino.web.computer import Computer
@@ -205,8 +206,8 @@ def test_play_the_computer_creates_a_computer_room(app, level):
     assert player.seat == 0
     assert room.rounds == 1
     kinds = [kind for _seq, kind, _data in player.log]
-    assert kinds[:3] == ["seat", "level", "deal"]
-    assert player.log[1][2] == {"level": expected}
+    assert kinds[:4] == ["rules", "seat", "level", "deal"]
+    assert player.log[0][2] == DEFAULT.to_json() and player.log[2][2] == {"level": expected}
 
     doc = page(player.open())
     select = doc.one("data-level")

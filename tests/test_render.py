@@ -9,7 +9,7 @@ from webkit import Table, make_app
 
 from domino import game
 from domino.events import Play
-from domino.rooms import table_view
+from domino.tableview import table_view
 from domino.web.faces import face
 from domino.web.render import choices, links, render_table
 

@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from domino import game
 from domino.record import dumps, to_record
-from domino.rooms import Room, RoomError, Rooms, decide, fold, secret_hash, table_view
+from domino.room import Room, RoomError, decide, fold, secret_hash
+from domino.rooms import Rooms
 from domino.store import Conflict, Store
+from domino.tableview import table_view
 
 
 @pytest.fixture
@@ -122,7 +124,7 @@ def test_purge_deletes_idle_rooms_with_their_events(store):
 def test_a_new_room_seats_its_creator_and_deals(rooms):
     room, secret = rooms.create()
     assert room.seats[0] == secret_hash(secret) and room.seats[1] is None
-    assert room.rounds == 0 and room.seq == 2 and not room.full  # round 0: a preview
+    assert room.rounds == 0 and room.seq == 3 and not room.full  # round 0: a preview
     assert room.seat_of(secret) == 0 and room.seat_of("someone else") is None
     assert len(secret) >= 43 and len(room.id) >= 22  # 256 and 128 random bits
 

@@ -108,7 +108,7 @@ def test_creating_a_room_seats_the_creator_with_a_private_cookie(app):
     assert cookie["path"] == location
     assert len(creator.secret) >= 40
     assert creator.seat == 0
-    assert [kind for _seq, kind, _data in creator.log] == ["seat", "deal"]
+    assert [kind for _seq, kind, _data in creator.log] == ["rules", "seat", "deal"]
     # only a hash of the secret is stored
     assert creator.secret not in json.dumps(creator.log)
 

@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from .. import bots
-from ..rooms import COMPUTER
+from ..room import COMPUTER
 from ..views import seat_view
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,8 @@ from flask import (
 )
 
 from ..game import IllegalMove
-from ..rooms import IDLE_SECONDS, ROOM_ACTIONS, RoomError
+from ..room import ROOM_ACTIONS, RoomError
+from ..rooms import IDLE_SECONDS
 from ..tiles import Tile
 from .hub import new_tab
 from .i18n import chosen_language

@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from ..events import DRAW, PASS, Play, PublicMove
 from ..game import laid_at
-from ..rooms import TableView
+from ..tableview import TableView
 from ..tiles import Laid, Tile, pip_total
 from .faces import face
 from .i18n import bound_gettext

@@ -10,7 +10,7 @@ from flask import Blueprint, abort, current_app, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
-from ..rooms import RoomError
+from ..room import RoomError
 from .hub import Connection
 from .i18n import chosen_language
 from .outbox import Outbox

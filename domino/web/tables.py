@@ -13,7 +13,10 @@ import threading
 
 from flask_babel import force_locale
 
-from ..rooms import COMPUTER, Room, RoomError, Rooms, others, table_view
+from ..room import COMPUTER, Room, RoomError, others
+from ..rooms import Rooms
+from ..rules import DEFAULT, Rules
+from ..tableview import table_view
 from .hub import Connection, Hub, Superseded
 from .messages import notice
 from .render import render_superseded, render_table
@@ -43,9 +46,9 @@ class Tables:
 
     # -- changing
 
-    def create(self, kind: str, level: str = "medium") -> tuple[Room, str]:
-        """A new room and its creator's secret; the computer starts if it opens."""
-        room, secret = self.rooms.create(kind, level)
+    def create(self, kind: str, level: str = "medium", rules: Rules = DEFAULT) -> tuple[Room, str]:
+        """A new room under `rules` and its creator's secret; the computer starts if it opens."""
+        room, secret = self.rooms.create(kind, level, rules)
         self.nudge(room)
         return room, secret
 

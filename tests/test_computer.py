@@ -68,10 +68,11 @@ def page(response):
     return parse(response.get_data(as_text=True))
 
 
-def start_computer(table: Table, level: str | None = None):
-    """POST /computer from the home page, as its button does; returns the answer."""
+def start_computer(table: Table, level: str | None = None, card: dict | None = None):
+    """POST /computer from the home page (with the rules card's `card` fields), as its button
+    does; returns the answer."""
     table.home()
-    data = {"csrf_token": table.csrf}
+    data = {"csrf_token": table.csrf, **(card or {})}
     if level is not None:
         data["level"] = level
     response = table.client.post("/computer", data=data)
@@ -80,10 +81,10 @@ def start_computer(table: Table, level: str | None = None):
     return response
 
 
-def computer_room(app, level: str | None = None, tab: str = "100.a") -> Table:
+def computer_room(app, level: str | None = None, tab: str = "100.a", card=None) -> Table:
     """A computer room with its player's page open and its fake socket connected."""
     player = Table(app)
-    response = start_computer(player, level)
+    response = start_computer(player, level, card)
     assert response.status_code == 303, response.get_data(as_text=True)
     settle(app)
     player.open()
@@ -241,7 +242,8 @@ def test_the_home_page_button_posts_to_the_computer_route(app):
     doc = page(Table(app).home())
     play = doc.one("data-action", "play-computer")
     (form,) = [f for f in doc.find_all(tag="form") if play in f.iter()]
-    assert (form.get("action"), form.get("method")) == ("/computer", "post")
+    action = play.get("formaction") or form.get("action")  # one form: the rules card's
+    assert (action, form.get("method")) == ("/computer", "post")
     assert form.one("name", "csrf_token").get("value")
 
 

@@ -355,10 +355,10 @@ class Table:
     def home(self):
         return self.get("/")
 
-    def create_room(self):
-        """Create a room from the home page and open it."""
+    def create_room(self, path: str = "/rooms", **card):
+        """Create a room from the home page (with the rules card's `card` fields) and open it."""
         self.home()
-        response = self.client.post("/rooms", data={"csrf_token": self.csrf})
+        response = self.client.post(path, data={"csrf_token": self.csrf, **card})
         assert response.status_code == 303, response.status_code
         self.room = response.headers["Location"].rsplit("/", 1)[-1]
         self.open()
@@ -454,10 +454,11 @@ class Table:
         return fresh
 
 
-def friends(app, tab_a: str = "100.a", tab_b: str = "100.b") -> tuple[Table, Table]:
-    """A room with its creator (seat 0) and a guest (seat 1), both connected."""
+def friends(app, tab_a: str = "100.a", tab_b: str = "100.b", **card) -> tuple[Table, Table]:
+    """A room (made with the rules card's `card` fields) with its creator (seat 0) and a guest
+    (seat 1), both connected."""
     a = Table(app)
-    a.create_room()
+    a.create_room(**card)
     b = Table(app, a.room)
     b.open()
     assert b.join().status_code == 303

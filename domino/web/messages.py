@@ -38,6 +38,7 @@ REFUSALS = {
     "no-room": N_("This room does not exist or has expired."),
     "bad-level": N_("Choose easy, medium or hard."),
     "not-computer": N_("Only a table against the computer has a level."),
+    "bad-rules": N_("Tables for more than two players are not open yet: choose two players."),
     # the connection
     "not-seated": N_("You do not have a seat at this table."),
     "not-connected": N_("Your connection to the table is not open yet. Try again in a moment."),
@@ -55,6 +56,7 @@ STATUSES = {
     "bad-level": 400,
     "unknown-action": 400,
     "not-computer": 400,
+    "bad-rules": 400,
     "not-seated": 403,
     "no-room": 404,
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import current_app, render_template, url_for
-from flask_babel import get_locale, gettext, ngettext, pgettext
+from flask_babel import get_locale, gettext, pgettext
 from markupsafe import Markup
 
 from ..events import DRAW, PASS, Play, PublicMove
@@ -14,10 +14,20 @@ from ..tableview import TableView
 from ..tiles import Laid, Tile, pip_total
 from .faces import face
 from .i18n import bound_gettext
+from .scoring import arithmetic, headline, match_headline, score_line, seat_name, sides, verdict
 
 # The live region's new text, swapped into the page's persistent `#announce` (room.html): a
 # sibling of `#table`, never inside it, so that htmx swaps it on its own.
 ANNOUNCE = Markup('\n<div id="announce" hx-swap-oob="innerHTML">{}</div>')
+# What the round area and the score need to word a result (web/scoring.py).
+SCORING = {
+    "arithmetic": arithmetic,
+    "headline": headline,
+    "match_headline": match_headline,
+    "seat_name": seat_name,
+    "sides": sides,
+    "verdict": verdict,
+}
 LAID_ITEM = Markup('<li class="{}" data-tile="{}" aria-label="{}">{}</li>')
 
 
@@ -98,7 +108,7 @@ def render_table(
         tv=tv,
         g=tv.game,
         me=tv.seat,
-        them=1 - tv.seat,
+        them=tv.others[0],
         options=options,
         selected=selected,
         notice=notice,
@@ -112,6 +122,7 @@ def render_table(
         invite=None if tv.guest_joined else links.invite,
         last=_last_laid(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
+        **SCORING,
         laid_item=speak.laid_item,
         spoken_tile=speak.tile,
         lay_label=lambda end: _lay_label(speak, tv, selected, end),
@@ -212,7 +223,11 @@ def announcement(tv: TableView, speak: Speaker, notice: str | None = None) -> st
     elif last is not None and last.action == "draw" and g.hand and not g.over:
         parts.append(gettext("You drew %(tile)s.", tile=speak.tile(g.hand[-1])))
     if g.over:
-        parts.append(_result(tv) + ".")
+        parts.append(headline(tv) + ".")
+        if tv.match is not None:
+            parts.append(score_line(tv) + ".")
+            if tv.match.over:
+                parts.append(match_headline(tv) + ".")
     elif g.my_turn and (last is None or last.seat != tv.seat):
         parts.append(gettext("Your turn") + ".")
     return " ".join(parts)
@@ -243,15 +258,3 @@ def _their_move(tv: TableView, speak: Speaker, move: PublicMove) -> str:
     if computer:
         return gettext("The computer passed.")
     return gettext("Your friend passed.")
-
-
-def _result(tv: TableView) -> str:
-    """The round's result, as the heading of the round area says it."""
-    o = tv.game.outcome
-    if o.winner is None:
-        return gettext("A draw: nobody scores")
-    if o.winner == tv.seat:
-        return ngettext("You win %(num)d point", "You win %(num)d points", o.points)
-    return ngettext(
-        "Your opponent wins %(num)d point", "Your opponent wins %(num)d points", o.points
-    )

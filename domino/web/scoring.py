@@ -1,0 +1,136 @@
+"""A finished round and a match in words: who won, the round's arithmetic, the running score."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask_babel import gettext, ngettext
+
+from ..tableview import TableView
+from ..tiles import pip_total
+
+MINUS, PLUS = "−", " + "
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of the table as the score shows it: its seats, its name, its score."""
+
+    seats: tuple[int, ...]
+    name: str
+    score: int
+    mine: bool
+
+    @property
+    def seat_list(self) -> str:
+        """The side's seats as `data-seats` writes them ("0,2")."""
+        return ",".join(map(str, self.seats))
+
+
+def seat_name(tv: TableView, seat: int) -> str:
+    """Who sits at `seat`, as this seat's table calls them."""
+    if seat == tv.seat:
+        return gettext("You")
+    if tv.kind == "computer":
+        return gettext("The computer")
+    return gettext("Your friend")
+
+
+def verdict(tv: TableView, winners) -> str:
+    """`you`, `opponent` or `draw`: how a result reads at this seat."""
+    if not winners:
+        return "draw"
+    return "you" if tv.seat in winners else "opponent"
+
+
+def sides(tv: TableView) -> list[Side]:
+    """The match's sides, this seat's first, each with its running score."""
+    if tv.match is None:
+        return []
+    found = []
+    for seats in tv.rules.sides():
+        name = seat_name(tv, tv.seat if tv.seat in seats else seats[0])
+        found.append(Side(seats, name, tv.match.scores[seats[0]], tv.seat in seats))
+    return sorted(found, key=lambda side: not side.mine)
+
+
+def weights(tv: TableView) -> list[int]:
+    """The pips left on each side (by `rules.sides()`), once the round is over."""
+    totals = [pip_total(hand) for hand in tv.game.hands]
+    return [sum(totals[seat] for seat in seats) for seats in tv.rules.sides()]
+
+
+def headline(tv: TableView) -> str:
+    """The round's result in one line."""
+    o = tv.game.outcome
+    if o.winner is None:
+        return gettext("A draw: nobody scores")
+    if tv.rules.scoring == "goat":
+        if tv.seat in o.winners:
+            return gettext("You win the round: you take no penalty points")
+        return gettext("%(name)s wins the round", name=seat_name(tv, o.winner))
+    if tv.seat in o.winners:
+        return ngettext("You win %(num)d point", "You win %(num)d points", o.points)
+    return ngettext(
+        "Your opponent wins %(num)d point", "Your opponent wins %(num)d points", o.points
+    )
+
+
+def arithmetic(tv: TableView) -> str:
+    """How the round's points follow from the hands under the rule that applied."""
+    o, rules = tv.game.outcome, tv.rules
+    side_weights = weights(tv)
+    if o.winner is None:
+        same = " = ".join(map(str, side_weights))
+        return gettext("Blocked, and the lightest hands weigh the same (%(sum)s)", sum=same)
+    index = next(i for i, seats in enumerate(rules.sides()) if o.winner in seats)
+    own, rest = side_weights[index], side_weights[:index] + side_weights[index + 1 :]
+    if rules.scoring == "goat":
+        written = [
+            f"{seat_name(tv, seats[0])} +{o.scores[seats[0]]}"
+            for seats in rules.sides()
+            if o.winner not in seats
+        ]
+        rule = gettext("Goat: the other hands are written as penalty points")
+        return f"{rule}: {', '.join(written)}"
+    if o.reason == "domino":
+        rule = gettext("Domino: the pips left in the other hands")
+        return f"{rule}: {_sum(rest)}"
+    if rules.blocked == "difference":
+        rule = gettext("Blocked: the lighter hand wins the difference")
+        parts = [f"{weight} {MINUS} {own}" for weight in rest]
+        if len(parts) > 1:
+            parts = [f"({part})" for part in parts]
+        return f"{rule}: {PLUS.join(parts)} = {o.points}"
+    if rules.blocked == "others":
+        rule = gettext("Blocked: the lighter hand wins the pips of the other hands")
+        return f"{rule}: {_sum(rest)}"
+    rule = gettext("Blocked: the lighter hand wins all the pips left")
+    return f"{rule}: {_sum(side_weights)}"
+
+
+def _sum(numbers: list[int]) -> str:
+    """`12` or `31 + 12 + 9 = 52`."""
+    if len(numbers) == 1:
+        return str(numbers[0])
+    return f"{PLUS.join(map(str, numbers))} = {sum(numbers)}"
+
+
+def match_headline(tv: TableView) -> str:
+    """The match's result in one line, once it is over."""
+    result = verdict(tv, tv.match.winners)
+    scores = " – ".join(str(side.score) for side in sides(tv))
+    if result == "you":
+        return gettext("You win the match, %(scores)s", scores=scores)
+    if result == "draw":
+        return gettext("The match ends in a draw, %(scores)s", scores=scores)
+    name = seat_name(tv, tv.match.winners[0])
+    return gettext("%(name)s wins the match, %(scores)s", name=name, scores=scores)
+
+
+def score_line(tv: TableView) -> str:
+    """The running score in words, for the live region."""
+    scores = ", ".join(f"{side.name} {side.score}" for side in sides(tv))
+    return gettext(
+        "Score: %(scores)s, playing to %(target)d", scores=scores, target=tv.rules.target
+    )

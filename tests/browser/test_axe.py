@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,7 @@ from test_friend_round import (
     play_round,
     take_turn,
 )
+from test_match import CARD, agree_to_next, fill_card, preset_rules, shown_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "tests" / "vendor"
@@ -258,3 +261,59 @@ def test_nothing_moves_when_less_motion_is_asked_for(server, open_context):
                                 || s.animationName !== 'none').length"""
         )
         assert timing == 0, f"{seat.name}: {timing} elements still animate or transition"
+
+
+def test_the_rules_card_and_an_invitation_with_its_rules(server, open_context, scan):
+    page = open_context().new_page()
+    page.goto(server.url)
+    fill_card(page, "block", target=20)  # opened, with the box for another target shown
+    scan(page, "card")
+
+    page.locator(f'{CARD} input[name="target_points"]').fill("0")
+    page.locator('[data-action="create-room"]').click()
+    expect(page.locator(f'{CARD} [aria-invalid="true"]')).to_have_count(1)
+    expect(page.locator("#rules-error")).not_to_be_empty()
+    scan(page, "card-refused")
+
+    _host, invite = create_room(
+        open_context(), server.url, partial(fill_card, preset="block", target=20)
+    )
+    held = []
+    guest = open_context().new_page()
+    guest.route(re.compile(r"/r/[A-Za-z0-9_-]+/join$"), lambda route: held.append(route))
+    guest.goto(invite)  # its join is held back (not answered) until the page is scanned
+    expect(guest.locator("[data-rules] li").first).to_be_visible()
+    assert shown_rules(guest) == preset_rules("block", target=20)
+    expect(guest.locator("[data-hand]")).to_have_count(0)
+    for _poll in range(400):  # Playwright delivers the route event meanwhile
+        if held:
+            break
+        guest.wait_for_timeout(25)
+    assert held, "the invitation did not post its join"
+    scan(guest, "invitation")
+    held[0].continue_()
+    expect(guest.locator("[data-hand] [data-tile]")).to_have_count(7)
+    scan.assert_clean()
+
+
+def test_a_match_table_and_the_match_result(server, open_context, scan):
+    host, invite = create_room(
+        open_context(), server.url, partial(fill_card, preset="block", target=20)
+    )
+    guest = join_room(open_context(), invite)
+    expect_both_connected(host, guest)
+    seats, rng = [host, guest], random.Random(5)
+    for played in range(12):
+        if played < 2:  # mid-round, the score (0–0, then the first round's) and the target
+            take_turn(seats, rng)
+            take_turn(seats, rng)
+            expect(host.page.locator("[data-score]")).to_have_count(2)
+            scan(host.page, f"match-table-{played + 1}")
+        play_round(seats, rng=rng)
+        if host.page.locator("[data-match-result]").count():
+            break
+        agree_to_next(host.page, guest.page, "continue")
+    for seat in seats:
+        expect(seat.page.locator("[data-match-result]")).to_be_visible()
+        scan(seat.page, f"match-result-{seat.name}")
+    scan.assert_clean()

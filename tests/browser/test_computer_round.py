@@ -99,9 +99,12 @@ class Player:
     def view(self) -> dict:
         return self.page.evaluate(VIEW_JS)
 
-    def start(self) -> dict:
-        """From the home page, play the computer; wait until the table is live."""
+    def start(self, fill=None) -> dict:
+        """From the home page, play the computer (after `fill(page)`, e.g. filling in the rules
+        card); wait until the table is live."""
         self.page.goto(self.server.url)
+        if fill is not None:
+            fill(self.page)
         self.page.locator('[data-action="play-computer"]').click()
         expect(self.page.locator("[data-hand] [data-tile]")).to_have_count(7)
         self.room = urlparse(self.page.url).path.rstrip("/").rsplit("/", 1)[-1]

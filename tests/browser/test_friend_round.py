@@ -7,6 +7,7 @@ after a move, both pages must show something new before the next move is looked 
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -117,9 +118,12 @@ def open_seat(name: str, context, url: str | None = None, **kwargs) -> Seat:
     return seat
 
 
-def create_room(context, base_url: str) -> tuple[Seat, str]:
-    """The creator's seat and the invitation URL."""
+def create_room(context, base_url: str, fill=None) -> tuple[Seat, str]:
+    """The creator's seat and the invitation URL (after `fill(page)` on the home page, e.g.
+    filling in the rules card)."""
     host = open_seat("A", context, base_url)
+    if fill is not None:
+        fill(host.page)
     host.page.locator('[data-action="create-room"]').first.click()
     invite = host.page.locator("[data-invite]")
     expect(invite).to_be_visible()
@@ -151,8 +155,12 @@ def over(seats) -> bool:
     return all(seat.view()["result"] is not None for seat in seats)
 
 
-def take_turn(seats: list[Seat]) -> str:
-    """Make the one move due, by clicking, and wait until both pages show it."""
+def take_turn(seats: list[Seat], rng: random.Random | None = None) -> str:
+    """Make the one move due, by clicking, and wait until both pages show it.
+
+    The first playable tile and end are clicked, or with `rng` one of them at random.
+    """
+    pick = rng.randrange if rng is not None else (lambda _count: 0)
     views = {seat.name: seat.view() for seat in seats}
     movers = [seat for seat in seats if views[seat.name]["turn"] == "you"]
     assert len(movers) == 1, f"exactly one page should say it is its turn: {views}"
@@ -160,7 +168,7 @@ def take_turn(seats: list[Seat]) -> str:
     page = mover.page
     before = {seat.name: seat.signature() for seat in seats}
     if views[mover.name]["playable"]:
-        tile = page.locator(PLAYABLE).first
+        tile = page.locator(PLAYABLE).nth(pick(len(views[mover.name]["playable"])))
         label = tile.get_attribute("data-tile")
         tile.click()
         # Either the tile is laid at once, or the fitting ends are offered.
@@ -171,8 +179,9 @@ def take_turn(seats: list[Seat]) -> str:
         )
         ends = page.locator("[data-end]")
         if ends.count():
-            end = ends.first.get_attribute("data-end")
-            ends.first.click()
+            chosen = ends.nth(pick(ends.count()))
+            end = chosen.get_attribute("data-end")
+            chosen.click()
             what = f"{mover.name} plays {label} at the {end} end"
         else:
             what = f"{mover.name} plays {label}"
@@ -186,12 +195,12 @@ def take_turn(seats: list[Seat]) -> str:
     return what
 
 
-def play_round(seats: list[Seat], after_move=None) -> list[str]:
-    """Click through the round until both pages show the result."""
+def play_round(seats: list[Seat], after_move=None, rng: random.Random | None = None) -> list[str]:
+    """Click through the round until both pages show the result (random choices with `rng`)."""
     moves = []
     while not over(seats):
         assert len(moves) < MAX_MOVES, f"the round does not end: {moves[-10:]}"
-        moves.append(take_turn(seats))
+        moves.append(take_turn(seats, rng))
         if after_move is not None:
             after_move(len(moves))
     return moves

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
+from itertools import repeat
 
 from .events import (
     DRAW,
@@ -20,9 +22,13 @@ from .events import (
     RoundStarted,
     TileDrawn,
     TilePlayed,
+    builder,
+    drawn_event,
+    passed_event,
+    played_event,
 )
 from .rules import DEFAULT, Rules
-from .tiles import Laid, Tile, pip_total
+from .tiles import MAX_PIP_LIMIT, Laid, Tile, full_set, pip_total
 
 
 class IllegalMove(ValueError):
@@ -64,6 +70,24 @@ class State:
         return self.turn is None
 
 
+_state = builder(State)
+# Shared immutable values of the hot path: the two plays of each tile, each tile as laid,
+# and the public record of a move (a plain tuple built without the NamedTuple's wrapper).
+_PLAYS = {tile: (Play(tile, LEFT), Play(tile, RIGHT)) for tile in full_set(MAX_PIP_LIMIT)}
+_LAID = [[Laid(a, b) for b in range(MAX_PIP_LIMIT + 1)] for a in range(MAX_PIP_LIMIT + 1)]
+
+
+def _public(*values) -> PublicMove:
+    """A `PublicMove` of its six values, in order."""
+    return tuple.__new__(PublicMove, values)
+
+
+@cache
+def _whole(max_pip: int) -> frozenset[Tile]:
+    """The set of `0-0` to `max_pip-max_pip`, to compare a deal with."""
+    return frozenset(full_set(max_pip))
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a round ended (SPEC §7.1).
@@ -90,23 +114,28 @@ def deal(rules: Rules, rng) -> RoundStarted:
     return RoundStarted(hands, tuple(tiles[seats * size :]))
 
 
+def _preference(key) -> dict[Tile, int]:
+    """Every tile's rank by `key`: the held tile of highest rank makes its holder the opener."""
+    return {tile: rank for rank, tile in enumerate(sorted(full_set(MAX_PIP_LIMIT), key=key))}
+
+
+# SPEC §8.1's openers as one order each (each key tells every tile apart):
+# - highest-double: any double beats any single, the higher double first; without a double,
+#   the heaviest tile, ties to the higher half;
+# - lowest-double: a double other than the double blank beats the rest, the lower first;
+#   without one, the lowest pip sum, ties to the lower half (the double blank is then lowest);
+# - heaviest-tile: the pip sum, then a double before a single, then the higher half.
+_OPENERS = {
+    "highest-double": _preference(lambda t: (t.is_double, t.pips, t.high)),
+    "lowest-double": _preference(lambda t: (t.is_double and t.high > 0, -t.pips, -t.low)),
+    "heaviest-tile": _preference(lambda t: (t.pips, t.is_double, t.high)),
+}
+
+
 def opener(rules: Rules, hands: tuple[tuple[Tile, ...], ...]) -> tuple[int, Tile]:
     """The seat that opens, by the rules' opener, and the tile that makes it the opener."""
-    held = [(tile, seat) for seat, hand in enumerate(hands) for tile in hand]
-    if rules.opener == "lowest-double":
-        doubles = [pair for pair in held if pair[0].is_double and pair[0].high > 0]
-        if doubles:
-            tile, seat = min(doubles, key=lambda pair: pair[0].high)
-        else:  # the lowest tile; the double blank, if held, is the lowest of all
-            tile, seat = min(held, key=lambda pair: (pair[0].pips, pair[0].low))
-        return seat, tile
-    if rules.opener == "highest-double":
-        doubles = [pair for pair in held if pair[0].is_double]
-        if doubles:
-            tile, seat = max(doubles, key=lambda pair: pair[0].high)
-            return seat, tile
-    tile, seat = max(held, key=lambda pair: (pair[0].pips, pair[0].is_double, pair[0].high))
-    return seat, tile
+    tile = max((tile for hand in hands for tile in hand), key=_OPENERS[rules.opener].__getitem__)
+    return next(seat for seat, hand in enumerate(hands) if tile in hand), tile
 
 
 def start(started: RoundStarted, rules: Rules = DEFAULT, leader: int | None = None) -> State:
@@ -124,7 +153,7 @@ def start(started: RoundStarted, rules: Rules = DEFAULT, leader: int | None = No
         seat, tile = opener(rules, started.hands)
         if rules.lead == "any":
             tile = None
-    return State(rules, started, started.hands, started.boneyard, (), seat, 0, tile, (), ())
+    return _state(rules, started, started.hands, started.boneyard, (), seat, 0, tile, (), ())
 
 
 def replay(started: RoundStarted, moves: Iterable[Move], rules: Rules = DEFAULT) -> State:
@@ -150,13 +179,13 @@ def apply(state: State, event: Event) -> State:
 def resolve(state: State, seat: int, action: Action) -> Move:
     """The event a seat's action becomes: a draw takes the next boneyard tile."""
     if isinstance(action, Play):
-        return TilePlayed(seat, action.tile, action.end)
+        return played_event(seat, action[0], action[1])
     if action is DRAW:
         if not state.boneyard:
             raise IllegalMove("boneyard-empty", "the boneyard is empty")
-        return TileDrawn(seat, state.boneyard[0])
+        return drawn_event(seat, state.boneyard[0])
     if action is PASS:
-        return Passed(seat)
+        return passed_event(seat)
     raise IllegalMove("not-an-action", f"not an action: {action!r}")
 
 
@@ -179,17 +208,18 @@ def legal_actions(state: State, seat: int) -> tuple[Action, ...]:
     if seat != state.turn:
         return ()
     if state.opening is not None:
-        return (Play(state.opening, LEFT), Play(state.opening, RIGHT))
-    if not state.line:  # a free lead: any tile
-        return tuple(Play(tile, end) for tile in state.hands[seat] for end in ENDS)
-    line = state.line
-    left, right = line[0].left, line[-1].right
+        return _PLAYS[state.opening]
+    line, hand = state.line, state.hands[seat]
+    if not line:  # a free lead: any tile
+        return tuple(play for tile in hand for play in _PLAYS[tile])
+    left, right = 1 << line[0].left, 1 << line[-1].right
     plays = []
-    for tile in state.hands[seat]:
-        if tile.low == left or tile.high == left:
-            plays.append(Play(tile, LEFT))
-        if tile.low == right or tile.high == right:
-            plays.append(Play(tile, RIGHT))
+    for tile in hand:
+        mask = tile.mask
+        if mask & left:
+            plays.append(_PLAYS[tile][0])
+        if mask & right:
+            plays.append(_PLAYS[tile][1])
     if plays:
         return tuple(plays)
     if state.rules.boneyard and state.boneyard:
@@ -246,11 +276,12 @@ def _check_deal(rules: Rules, started: RoundStarted) -> None:
             raise IllegalMove("bad-deal", f"hand {seat} has {len(hand)} tiles")
     if len(boneyard) != rules.boneyard_size:
         raise IllegalMove("bad-deal", f"the boneyard has {len(boneyard)} tiles")
-    dealt = [tile for hand in hands for tile in hand] + list(boneyard)
-    if not all(isinstance(tile, Tile) for tile in dealt):
+    dealt = [tile for hand in hands for tile in hand]
+    dealt += boneyard
+    if not all(map(isinstance, dealt, repeat(Tile))):
         raise IllegalMove("bad-deal", "the deal holds something that is not a tile")
-    whole = rules.full_set()
-    if len(dealt) != len(whole) or set(dealt) != set(whole):
+    whole = _whole(rules.max_pip)
+    if len(dealt) != len(whole) or set(dealt) != whole:
         raise IllegalMove("bad-deal", "the deal is not the full set, each tile once")
 
 
@@ -260,10 +291,6 @@ def _fits(hand: tuple[Tile, ...], line: tuple[Laid, ...]) -> bool:
         return bool(hand)
     mask = (1 << line[0].left) | (1 << line[-1].right)
     return any(tile.mask & mask for tile in hand)
-
-
-def _next(state: State, seat: int) -> int:
-    return (seat + 1) % state.rules.seats
 
 
 def _played(state: State, event: TilePlayed) -> State:
@@ -278,78 +305,61 @@ def _played(state: State, event: TilePlayed) -> State:
         if state.opening is not None and tile is not state.opening:
             raise IllegalMove("must-open", f"the round opens with {state.opening}")
         left = right = None
-        line = (Laid(tile.low, tile.high),)
+        line = (_LAID[tile.low][tile.high],)
     else:
         left, right = line[0].left, line[-1].right
-        value = left if end == LEFT else right
-        if not tile.has(value):
-            raise IllegalMove("does-not-fit", f"{tile} does not fit the {end} end ({value})")
-        laid = laid_at(tile, end, (left, right))
-        line = (laid, *line) if end == LEFT else (*line, laid)
-    rest = tuple(t for t in hand if t is not tile)
+        line = _joined(line, tile, end, left if end == LEFT else right)
+    index = hand.index(tile)
+    rest = hand[:index] + hand[index + 1 :]
     hands = (*state.hands[:seat], rest, *state.hands[seat + 1 :])
-    seen = PublicMove(seat, "play", tile, end, left, right)
-    return State(
-        state.rules,
-        state.start,
-        hands,
-        state.boneyard,
-        line,
-        _next(state, seat) if rest else None,
-        0,
-        None,
-        (*state.moves, event),
-        (*state.history, seen),
-    )
+    rules = state.rules
+    turn = (seat + 1) % rules.seats if rest else None
+    moves = (*state.moves, event)
+    history = (*state.history, _public(seat, "play", tile, end, left, right))
+    return _state(rules, state.start, hands, state.boneyard, line, turn, 0, None, moves, history)
+
+
+def _joined(line: tuple[Laid, ...], tile: Tile, end: str, value: int) -> tuple[Laid, ...]:
+    """The line with `tile` joined on the open `value` at `end`; IllegalMove if it does not fit."""
+    if tile.low == value:
+        other = tile.high
+    elif tile.high == value:
+        other = tile.low
+    else:
+        raise IllegalMove("does-not-fit", f"{tile} does not fit the {end} end ({value})")
+    if end == LEFT:
+        return (_LAID[other][value], *line)
+    return (*line, _LAID[value][other])
 
 
 def _drawn(state: State, event: TileDrawn) -> State:
-    seat = event.seat
+    seat, boneyard = event.seat, state.boneyard
     hand = state.hands[seat]
     _refuse_if_can_play(state, hand, "draw")
     if not state.rules.boneyard:
         raise IllegalMove("no-drawing", "this game has no drawing: pass instead")
-    if not state.boneyard:
+    if not boneyard:
         raise IllegalMove("boneyard-empty", "the boneyard is empty")
-    if event.tile is not state.boneyard[0]:
+    if event.tile is not boneyard[0]:
         raise IllegalMove("not-next-tile", "a draw takes the next tile of the boneyard")
     hands = (*state.hands[:seat], (*hand, event.tile), *state.hands[seat + 1 :])
-    line = state.line
-    seen = PublicMove(seat, "draw", None, None, line[0].left, line[-1].right)
-    return State(
-        state.rules,
-        state.start,
-        hands,
-        state.boneyard[1:],
-        line,
-        seat,
-        0,
-        None,
-        (*state.moves, event),
-        (*state.history, seen),
-    )
+    line, rules = state.line, state.rules
+    moves = (*state.moves, event)
+    history = (*state.history, _public(seat, "draw", None, None, line[0].left, line[-1].right))
+    return _state(rules, state.start, hands, boneyard[1:], line, seat, 0, None, moves, history)
 
 
 def _passed(state: State, event: Passed) -> State:
-    seat = event.seat
+    seat, rules, line = event.seat, state.rules, state.line
     _refuse_if_can_play(state, state.hands[seat], "pass")
-    if state.rules.boneyard and state.boneyard:
+    if rules.boneyard and state.boneyard:
         raise IllegalMove("must-draw", "you cannot pass while the boneyard has tiles: draw")
     passes = state.passes + 1
-    line = state.line
-    seen = PublicMove(seat, "pass", None, None, line[0].left, line[-1].right)
-    return State(
-        state.rules,
-        state.start,
-        state.hands,
-        state.boneyard,
-        line,
-        None if passes >= state.rules.seats else _next(state, seat),
-        passes,
-        None,
-        (*state.moves, event),
-        (*state.history, seen),
-    )
+    turn = None if passes >= rules.seats else (seat + 1) % rules.seats
+    moves = (*state.moves, event)
+    history = (*state.history, _public(seat, "pass", None, None, line[0].left, line[-1].right))
+    hands, boneyard = state.hands, state.boneyard
+    return _state(rules, state.start, hands, boneyard, line, turn, passes, None, moves, history)
 
 
 def _refuse_if_can_play(state: State, hand: tuple[Tile, ...], what: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .events import Action, PublicMove
+from .events import Action, PublicMove, builder
 from .game import Outcome, State, legal_actions, outcome
 from .rules import Rules
 from .tiles import Laid, Tile
@@ -49,22 +49,26 @@ class SeatView:
         return self.counts[seat]
 
 
+_view = builder(SeatView)
+
+
 def seat_view(state: State, seat: int) -> SeatView:
     """What `seat` may see of `state`, and nothing more."""
-    result = outcome(state)
-    opening = state.opening
-    return SeatView(
-        rules=state.rules,
-        seat=seat,
-        hand=state.hands[seat],
-        line=state.line,
-        ends=state.ends,
-        counts=tuple(map(len, state.hands)),
-        boneyard_count=len(state.boneyard),
-        turn=state.turn,
-        legal=legal_actions(state, seat),
-        opening=opening if opening is not None and opening in state.hands[seat] else None,
-        history=state.history,
-        outcome=result,
-        hands=state.hands if result is not None else None,
+    hands, line, turn, opening = state.hands, state.line, state.turn, state.opening
+    hand = hands[seat]
+    result = outcome(state) if turn is None else None
+    return _view(  # every field, in SeatView's order
+        state.rules,
+        seat,
+        hand,
+        line,
+        (line[0].left, line[-1].right) if line else None,
+        tuple(map(len, hands)),
+        len(state.boneyard),
+        turn,
+        legal_actions(state, seat) if seat == turn else (),
+        opening if opening is not None and opening in hand else None,
+        state.history,
+        result,
+        hands if result is not None else None,
     )

@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import itertools
 import json
+import pickle
 import random
 import sys
 from pathlib import Path
@@ -174,6 +175,22 @@ def test_replaying_the_moves_gives_an_equal_state(rules, deal_seed, play_seed):
         again = game.replay(state.start, state.moves, rules)
         assert again == state
         assert hash(again) == hash(state)
+
+
+@given(RULES, SEEDS, SEEDS)
+def test_the_fast_path_builds_ordinary_frozen_values(rules, deal_seed, play_seed):
+    """States, views and events made on the hot path (`events.builder`) are what their
+    dataclass constructors make: equal, equally hashed, frozen, and they pickle."""
+    for state in play_out(rules, deal_seed, play_seed):
+        seat = state.turn if state.turn is not None else 0
+        for value in (state, seat_view(state, seat), *state.moves[-1:]):
+            names = [field.name for field in dataclasses.fields(value)]
+            again = type(value)(*(getattr(value, name) for name in names))
+            assert again == value and hash(again) == hash(value)
+            assert pickle.loads(pickle.dumps(value)) == value
+            assert not hasattr(value, "__dict__")
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(value, names[0], None)
 
 
 # -- what a seat may see ----------------------------------------------------------------

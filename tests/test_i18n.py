@@ -135,7 +135,9 @@ def english_phrases(lang: str) -> list[str]:
 
 def visible_text(html: str) -> str:
     """What a person reads: text and the attributes that are spoken or shown."""
-    attrs = " ".join(re.findall(r'(?:aria-label|title|value|data-copied)="([^"]*)"', html))
+    # an option's, a radio button's or a hidden field's value is sent, never shown
+    shown = re.sub(r'<option\b[^>]*>|<input\b[^>]*type="(?:radio|hidden)"[^>]*>', " ", html)
+    attrs = " ".join(re.findall(r'(?:aria-label|title|value|data-copied)="([^"]*)"', shown))
     text = re.sub(r"<script.*?</script>|<[^>]+>", " ", html, flags=re.S)
     return unescape(text + " " + attrs)
 

@@ -23,7 +23,7 @@ csrf = CSRFProtect()
 
 def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
-    from . import i18n, limits, pages, security, sockets
+    from . import i18n, limits, pages, rules_text, security, sockets
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     if app.config.get("MAX_CONTENT_LENGTH") is None:  # Flask's default: no limit at all
@@ -32,6 +32,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     security.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["face"] = face
+    rules_text.register(app)  # rules_line(rules), rules_sentences(rules)
     rooms = Rooms(Store(app.config["DOMINO_DB"]), rng)
     services = Tables(app, rooms, Hub())
     delay, processes = app.config["BOT_DELAY_MS"], app.config["BOT_PROCESSES"]

@@ -24,6 +24,7 @@ from .hub import new_tab
 from .i18n import chosen_language
 from .messages import refusal, status_of
 from .render import links, render_superseded, render_table
+from .rules_form import CardError, card_for, level_from_form, rules_from_form
 
 bp = Blueprint("pages", __name__)
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -37,8 +38,8 @@ def tables():
 
 @bp.get("/")
 def home():
-    """The home page."""
-    return render_template("home.html")
+    """The home page: its rules card folded, or open on a preset chosen without scripts."""
+    return render_template("home.html", card=card_for(preset=request.args.get("preset")))
 
 
 @bp.get("/help")
@@ -55,18 +56,32 @@ def healthz():
 
 @bp.post("/rooms")
 def create_room():
-    """Create a room, seat its creator and go to it."""
-    return _created(*tables().create("friend"))
+    """Create a room under the rules card's rules, seat its creator and go to it."""
+    try:
+        created = tables().create("friend", rules=rules_from_form(request.form))
+    except CardError as error:
+        return _card_refused(error)
+    except RoomError as error:
+        return _card_refused(CardError("preset", refusal(error.code)), status_of(error.code))
+    return _created(*created)
 
 
 @bp.post("/computer")
 def play_computer():
-    """Create a room against the computer and go to it."""
+    """Create a room against the computer under the card's rules and level, and go to it."""
+    form = request.form
     try:
-        created = tables().create("computer", request.form.get("level", "medium"))
+        created = tables().create("computer", level_from_form(form), rules_from_form(form))
+    except CardError as error:
+        return _card_refused(error)
     except RoomError as error:
-        return render_template("home.html", notice=refusal(error.code)), status_of(error.code)
+        return _card_refused(CardError("preset", refusal(error.code)), status_of(error.code))
     return _created(*created)
+
+
+def _card_refused(error: CardError, status: int = 400):
+    """The home page again, its card open as posted, saying which setting to change."""
+    return render_template("home.html", card=card_for(request.form, error=error)), status
 
 
 def _created(room, secret: str):
@@ -84,7 +99,7 @@ def room(room_id: str):
     if seat is None:
         if found.full:
             return render_template("full.html"), 403
-        return render_template("join.html", room_id=room_id)
+        return render_template("join.html", room_id=room_id, rules=found.rules)
     if request.headers.get("HX-Request"):
         return render_table(tables().view(found, seat), links(found), selected=_selected())
     tables().nudge(found)  # e.g. after a restart

@@ -1,0 +1,245 @@
+"""The home page's rules card (SPEC §7.3, §8): a posted card into `Rules` and the computer's
+level, the card's fields for given rules, and the words for a setting the card refuses.
+
+Only the fields of §8.1 are read (`boneyard` as draw/block; `target` as none, a number, or
+"other" with the number in `target_points`); any other key is ignored, so `max_pip` is never
+set from a form. A posted `preset` is the starting point and each posted field overrides it;
+nothing posted at all is the default game.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from flask_babel import gettext
+
+from ..room import LEVELS
+from ..rules import DEFAULT, PRESETS, Rules, RulesError
+from . import rules_text
+from .messages import refusal
+
+FIELDS = ("boneyard", "hand_size", "opener", "lead", "next_opener", "blocked", "scoring", "target")
+CHOSEN = ("opener", "lead", "next_opener", "blocked", "scoring")  # one of the card's choices
+TARGETS = ("50", "100", "150")
+MOST_POINTS = 1000
+NUMBER = re.compile(r"[0-9]{1,4}")
+LONGEST = 40  # a posted value longer than any of ours is not one of ours
+SEATS = DEFAULT.seats  # the card seats two for now (SPEC §9 comes next)
+MOST_BLOCK = DEFAULT.set_size // SEATS  # tiles per hand that fit at all
+MOST_DRAW = (DEFAULT.set_size - 1) // SEATS  # ... leaving one to draw
+
+
+class CardError(ValueError):
+    """A setting the card refuses; `field` names it, `message` says why in the page's words."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def card_presets() -> dict[str, Rules]:
+    """The presets the card offers: those of SPEC §8.2 that seat two, in their order."""
+    return {
+        name: rules
+        for name, rules in PRESETS.items()
+        if rules.seats == SEATS and name in rules_text.PRESET_NAMES
+    }
+
+
+def rules_from_form(form) -> Rules:
+    """The rules a posted card asks for; CardError names the first setting refused."""
+    name = _posted(form, "preset") or "classic"
+    if name not in card_presets():
+        raise CardError("preset", _choose("preset"))
+    seats = _posted(form, "seats")
+    if seats is not None and seats != str(SEATS):
+        raise CardError("seats", _seats())
+    changes = {}
+    for key in FIELDS:
+        value = _posted(form, key)
+        if value is not None:
+            changes[key] = _parse(form, key, value)
+    try:
+        return replace(PRESETS[name], **changes)
+    except RulesError as error:
+        raise refused(error) from error
+
+
+def level_from_form(form) -> str:
+    """The computer's level from the card (medium if none is posted)."""
+    level = _posted(form, "level")
+    if level is None:
+        return "medium"
+    if level not in LEVELS:
+        raise CardError("level", refusal("bad-level"))
+    return level
+
+
+def _posted(form, name: str) -> str | None:
+    value = form.get(name)
+    return None if value is None else value.strip()
+
+
+def _parse(form, name: str, value: str):
+    """One posted field as the rules hold it."""
+    if name == "boneyard":
+        if value not in ("draw", "block"):
+            raise CardError(name, _choose(name))
+        return value == "draw"
+    if name == "hand_size":
+        if not NUMBER.fullmatch(value) or not 2 <= int(value) <= MOST_BLOCK:
+            raise CardError(name, _hand_size())
+        return int(value)
+    if name == "target":
+        return _target(value, _posted(form, "target_points") or "")
+    if value not in dict(rules_text.CHOICES[name]):
+        raise CardError(name, _choose(name))
+    return value
+
+
+def _target(value: str, typed: str) -> int | None:
+    if value in ("", "none"):
+        return None
+    number = typed if value == "other" else value
+    if not NUMBER.fullmatch(number) or not 1 <= int(number) <= MOST_POINTS:
+        raise CardError("target", target_problem())
+    return int(number)
+
+
+def refused(error: RulesError) -> CardError:
+    """The card's words for rules the core refuses, naming the setting to change."""
+    if error.field == "boneyard":  # a draw game with nothing left to draw
+        return CardError("hand_size", draw_size_problem())
+    if error.field == "hand_size":
+        return CardError("hand_size", _hand_size())
+    if error.field == "target":
+        return CardError("target", target_problem())
+    if error.field in ("seats", "teams"):
+        return CardError("seats", _seats())
+    if error.field in CHOSEN:
+        return CardError(error.field, _choose(error.field))
+    return CardError("preset", gettext("These rules cannot be played together."))
+
+
+def _choose(name: str) -> str:
+    return gettext(
+        "“%(setting)s”: choose one of the options on the card.",
+        setting=rules_text.setting_name(name),
+    )
+
+
+def _seats() -> str:
+    return gettext(
+        "“%(setting)s”: tables for three and four are not open yet; choose two players.",
+        setting=rules_text.setting_name("seats"),
+    )
+
+
+def _hand_size() -> str:
+    return gettext(
+        "“%(setting)s”: deal from 2 to %(most)d tiles to each player.",
+        setting=rules_text.setting_name("hand_size"),
+        most=MOST_BLOCK,
+    )
+
+
+def draw_size_problem() -> str:
+    """Why a draw game cannot deal this many tiles."""
+    return gettext(
+        "“%(setting)s”: a draw game needs at least one tile left to draw, so deal at most "
+        "%(most)d tiles each, or choose the block game.",
+        setting=rules_text.setting_name("hand_size"),
+        most=MOST_DRAW,
+    )
+
+
+def target_problem() -> str:
+    """What a match's target may be."""
+    return gettext(
+        "“%(setting)s”: choose single rounds, or a number of points from 1 to %(most)d.",
+        setting=rules_text.setting_name("target"),
+        most=MOST_POINTS,
+    )
+
+
+# -- the card as shown
+
+
+def form_values(rules: Rules, level: str = "medium") -> dict[str, str]:
+    """The card's fields set to these rules (and the computer's level)."""
+    values = {name: getattr(rules, name) for name in CHOSEN}
+    target = "none" if rules.target is None else str(rules.target)
+    other = target not in ("none", *TARGETS)
+    return values | {
+        "boneyard": "draw" if rules.boneyard else "block",
+        "hand_size": str(rules.hand_size),
+        "target": "other" if other else target,
+        "target_points": target if other else "",
+        "level": level,
+    }
+
+
+def _rules_part(values: dict[str, str]) -> dict[str, str]:
+    """The fields that make the rules (a typed target only when "other" is chosen)."""
+    part = {key: values.get(key, "") for key in (*FIELDS, "target_points")}
+    if part["target"] != "other":
+        part["target_points"] = ""
+    return part
+
+
+@dataclass(frozen=True)
+class Card:
+    """The rules card as the page shows it: its fields' values, open or folded, the error."""
+
+    values: dict[str, str] = field(default_factory=lambda: form_values(DEFAULT))
+    open: bool = False
+    error: CardError | None = None
+
+    @property
+    def preset(self) -> str | None:
+        """The preset these values are, if any (its control shows pressed)."""
+        mine = _rules_part(self.values)
+        for name, rules in card_presets().items():
+            if _rules_part(form_values(rules)) == mine:
+                return name
+        return None
+
+    def presets(self) -> list[tuple[str, str, str]]:
+        """Each preset as (name, its name in words, its rules in one line)."""
+        return [
+            (name, rules_text.preset_name(name), rules_text.rules_line(rules))
+            for name, rules in card_presets().items()
+        ]
+
+    def presets_json(self) -> dict[str, dict[str, str]]:
+        """Each preset's field values, for the card's script to fill in."""
+        return {name: _rules_part(form_values(rules)) for name, rules in card_presets().items()}
+
+    def messages(self) -> dict[str, str]:
+        """The problems the card's script can see coming, in the page's words."""
+        return {"hand_size": draw_size_problem(), "target": target_problem()}
+
+    choices = staticmethod(rules_text.choices)
+    setting = staticmethod(rules_text.setting_name)
+    points = staticmethod(rules_text.points)
+    targets = TARGETS
+    hand_sizes = range(2, MOST_BLOCK + 1)
+    most_draw, most_block, most_points = MOST_DRAW, MOST_BLOCK, MOST_POINTS
+
+
+def card_for(form=None, preset: str | None = None, error: CardError | None = None) -> Card:
+    """The card: as posted (open, with its error), else open on a preset, else folded."""
+    if form is not None:
+        preset = _posted(form, "preset")
+        start = preset if preset in card_presets() else "classic"
+        values = form_values(PRESETS[start]) | {"preset": start}
+        for name in values:
+            posted = _posted(form, name)
+            if posted is not None and name != "preset":
+                values[name] = posted[:LONGEST]
+        return Card(values, open=True, error=error)
+    if preset in card_presets():
+        return Card(form_values(PRESETS[preset]) | {"preset": preset}, open=True)
+    return Card()

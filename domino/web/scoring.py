@@ -92,21 +92,26 @@ def arithmetic(tv: TableView) -> str:
             if o.winner not in seats
         ]
         rule = gettext("Goat: the other hands are written as penalty points")
-        return f"{rule}: {', '.join(written)}"
+        return _reckoning(rule, ", ".join(written))
     if o.reason == "domino":
         rule = gettext("Domino: the pips left in the other hands")
-        return f"{rule}: {_sum(rest)}"
+        return _reckoning(rule, _sum(rest))
     if rules.blocked == "difference":
         rule = gettext("Blocked: the lighter hand wins the difference")
         parts = [f"{weight} {MINUS} {own}" for weight in rest]
         if len(parts) > 1:
             parts = [f"({part})" for part in parts]
-        return f"{rule}: {PLUS.join(parts)} = {o.points}"
+        return _reckoning(rule, f"{PLUS.join(parts)} = {o.points}")
     if rules.blocked == "others":
         rule = gettext("Blocked: the lighter hand wins the pips of the other hands")
-        return f"{rule}: {_sum(rest)}"
+        return _reckoning(rule, _sum(rest))
     rule = gettext("Blocked: the lighter hand wins all the pips left")
-    return f"{rule}: {_sum(side_weights)}"
+    return _reckoning(rule, _sum(side_weights))
+
+
+def _reckoning(rule: str, sums: str) -> str:
+    """A rule and its numbers, as the language writes "rule: numbers"."""
+    return gettext("%(rule)s: %(sums)s", rule=rule, sums=sums)
 
 
 def _sum(numbers: list[int]) -> str:

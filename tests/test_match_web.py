@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import checker
 from test_computer import computer_room, newest, settle
 from webkit import Table, friends, make_app, parse
 
@@ -120,3 +121,24 @@ def test_the_previous_winner_opens_the_next_round_of_an_international_match(tmp_
             first = state.moves[0].seat if state.moves else state.turn
             assert first == winner and state.opening is None
         assert parse(newest(player)).find("data-score") is not None
+
+
+def test_the_record_download_carries_the_rules_and_the_match(tmp_path):
+    app = make_app(tmp_path / "db.sqlite3")
+    tables = friends(app, preset="match-100", target="other", target_points="30")
+    rng = random.Random(6)
+    play_round_out(tables, rng)
+    tables[0].post("new-round")
+    tables[1].post("new-round")
+    play_round_out(tables, rng)
+    response = tables[1].get(f"{tables[1].url}/record.jsonl")
+    records = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
+    assert len(records) == 2
+    expected = {**PRESETS["match-100"].to_json(), "target": 30}
+    assert all(record["rules"] == expected for record in records)
+    assert [record["match"]["round"] for record in records] == [1, 2]
+    assert records[1]["match"]["before"] == records[0]["match"]["after"]
+    assert records[1]["match"]["after"] == [int(v) for v in scores(tables[0].doc).values()]
+    path = tmp_path / "records.jsonl"
+    path.write_text(response.get_data(as_text=True))
+    assert checker.check_file(str(path)) == (2, [])

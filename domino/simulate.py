@@ -1,4 +1,24 @@
-"""Bots play each other: `python -m domino.simulate --rounds N --seed S --seats A,B`."""
+"""Bots play each other: `python -m domino.simulate --rounds N --seed S --seats A,B`.
+
+`--rules R` plays under a preset or a rules object written as JSON (SPEC §8); `--seats`
+then names one bot per seat. With a target, the rounds are played as matches back to back:
+a match that ends is followed by a new one, the previous winner leads where the rules say
+so, and each record carries the match's running score (the last match may stop unfinished).
+
+`--duplicate` cancels the luck of the deal: the run is played once per seat, the bots
+rotated one seat on each time (seat s holds bot (s + r) mod seats in rotation r), and
+round k of every rotation gets the same deal k. Without a target every deal is played
+in all rotations before the next deal; with one each rotation plays its whole sequence of
+matches over deals 0, 1, 2, ... in turn, so every bot meets every hand of the sequence
+from every seat, and the records of one rotation's matches follow each other. The rounds
+sharing a deal form one sample of the confidence intervals.
+
+The summary gives, per bot: rounds, round win rate (its side won the round), net points
+per round and milliseconds per decision. Net points are what the bot's side wrote minus
+the mean of what the other sides wrote, so higher is always better: under goat scoring
+the points written are penalties, and the sign is turned (the others' penalties minus its
+own). A match run adds matches won per bot.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +32,10 @@ from dataclasses import dataclass, field
 from random import Random
 
 from . import bots
-from .game import State, apply, deal, outcome, resolve, start
-from .record import dumps, to_record
-from .rules import DEFAULT, Rules
+from .game import Outcome, State, apply, deal, outcome, resolve, start
+from .match import Match, add, new_match
+from .record import dumps, match_to_dict, to_record
+from .rules import DEFAULT, PRESETS, Rules, RulesError, named
 from .views import seat_view
 
 
@@ -24,9 +45,13 @@ def play_round(
     rngs: Sequence[Random],
     rules: Rules = DEFAULT,
     timings: Sequence[list] | None = None,
+    leader: int | None = None,
 ) -> State:
-    """Play one deal to the end; `timings[seat]` collects each decision's nanoseconds."""
-    state = start(started, rules)
+    """Play one deal to the end; `timings[seat]` collects each decision's nanoseconds.
+
+    `leader` is a match's previous winner, who leads freely (see `game.start`).
+    """
+    state = start(started, rules, leader)
     clock = time.perf_counter_ns
     while state.turn is not None:
         seat = state.turn
@@ -49,6 +74,19 @@ def deal_rng(seed: int, number: int) -> Random:
     return Random(f"{seed}:deal:{number}")
 
 
+def net_points(rules: Rules, result: Outcome, seat: int) -> float:
+    """What `seat`'s side wrote for the round against the others' mean, higher better.
+
+    Under goat scoring what a side writes is a penalty, so the sign is turned.
+    """
+    sides = rules.sides()
+    own = result.scores[seat]
+    others = [result.scores[side[0]] for side in sides if seat not in side]
+    value = own - statistics.fmean(others)
+    value = -value if rules.scoring == "goat" else value
+    return int(value) if value == int(value) else value
+
+
 @dataclass
 class Tally:
     """What one bot did over a run."""
@@ -57,23 +95,29 @@ class Tally:
     wins: int = 0
     losses: int = 0
     draws: int = 0
-    points: dict[int, list[int]] = field(default_factory=dict)
+    points: dict[int, list[float]] = field(default_factory=dict)
     won: dict[int, list[int]] = field(default_factory=dict)
     decisions_ns: list[int] = field(default_factory=list)
+    matches: int = 0
+    match_wins: int = 0
+    match_draws: int = 0
 
-    def add(self, unit: int, result, seat: int) -> None:
+    def add(self, unit: int, result: Outcome, seat: int, rules: Rules = DEFAULT) -> None:
         """Count one round; `unit` groups rounds that share a deal when duplicating."""
-        if result.winner is None:
+        if not result.winners:
             self.draws += 1
-            net = 0
-        elif result.winner == seat:
+        elif seat in result.winners:
             self.wins += 1
-            net = result.points
         else:
             self.losses += 1
-            net = -result.points
-        self.points.setdefault(unit, []).append(net)
-        self.won.setdefault(unit, []).append(int(result.winner == seat))
+        self.points.setdefault(unit, []).append(net_points(rules, result, seat))
+        self.won.setdefault(unit, []).append(int(seat in result.winners))
+
+    def add_match(self, winners: Sequence[int], seat: int) -> None:
+        """Count a finished match."""
+        self.matches += 1
+        self.match_wins += seat in winners
+        self.match_draws += not winners
 
     @property
     def rounds(self) -> int:
@@ -100,10 +144,8 @@ def summary_rows(tallies: Sequence[Tally]) -> list[dict]:
     """Per bot: rounds, win rate and net points per round with 95% CIs, decision times."""
     rows = []
     for tally in tallies:
-        units = list(tally.points.values())
-        wins_per_unit = _win_units(tally)
-        net_mean, net_ci = mean_ci([statistics.fmean(u) for u in units])
-        win_mean, win_ci = mean_ci(wins_per_unit)
+        net_mean, net_ci = mean_ci([statistics.fmean(u) for u in tally.points.values()])
+        win_mean, win_ci = mean_ci([sum(u) / len(u) for u in tally.won.values()])
         times = tally.decisions_ns or [0]
         rows.append(
             {
@@ -117,18 +159,16 @@ def summary_rows(tallies: Sequence[Tally]) -> list[dict]:
                 "net_points_ci": net_ci,
                 "ms_median": statistics.median(times) / 1e6,
                 "ms_p99": percentile(times, 99) / 1e6,
+                "matches": tally.matches,
+                "match_wins": tally.match_wins,
+                "match_draws": tally.match_draws,
             }
         )
     return rows
 
 
-def _win_units(tally: Tally) -> list[float]:
-    """Share of rounds won per unit (a deal when duplicating, else a round)."""
-    return [sum(unit) / len(unit) for unit in tally.won.values()]
-
-
 def format_summary(rows: Sequence[dict]) -> str:
-    """The summary as a plain table."""
+    """The summary as a plain table (and the matches, if any finished)."""
     lines = [
         f"{'bot':<18}{'rounds':>8}{'win rate (95% CI)':>22}"
         f"{'net pts/round (95% CI)':>26}{'ms/decision p50':>17}{'p99':>9}"
@@ -140,69 +180,135 @@ def format_summary(rows: Sequence[dict]) -> str:
             f"{r['net_points']:>+16.2f} ± {r['net_points_ci']:5.2f}"
             f"{r['ms_median']:>17.3f}{r['ms_p99']:>9.3f}"
         )
+    for r in rows:
+        if r["matches"]:
+            lines.append(
+                f"matches: {r['bot']} won {r['match_wins']} of {r['matches']} finished"
+                f" ({r['match_draws']} drawn)"
+            )
     return "\n".join(lines)
+
+
+def schedule(rounds: int, seats: int, duplicate: bool, matches: bool) -> list[tuple[int, int]]:
+    """The rounds in playing order, as (rotation, deal); see the module's docstring."""
+    rotations = seats if duplicate else 1
+    deals = range(rounds // rotations)
+    if matches:
+        return [(r, k) for r in range(rotations) for k in deals]
+    return [(r, k) for k in deals for r in range(rotations)]
 
 
 def run(
     names: Sequence[str], rounds: int, seed: int, duplicate: bool, out=None, rules: Rules = DEFAULT
 ) -> list[Tally]:
     """Play the rounds and return a tally per seat of `names`; write records to `out`."""
+    seats = rules.seats
     players = [bots.get(name) for name in names]
     labels = list(names)
     if len(set(labels)) < len(labels):
         labels = [f"{name} (seat {seat})" for seat, name in enumerate(names)]
     tallies = [Tally(label) for label in labels]
-    for number in range(rounds):
-        deal_number = number // 2 if duplicate else number
-        order = list(range(len(names)))
-        if duplicate and number % 2:
-            order = order[1:] + order[:1]
-        started = deal(rules, deal_rng(seed, deal_number))
-        seated = [players[who] for who in order]
-        timings = [tallies[who].decisions_ns for who in order]
-        state = play_round(started, seated, round_rngs(seed, number, len(order)), rules, timings)
+    rotations = seats if duplicate else 1
+    current: list[tuple[int, Match | None]] = [(0, None)] * rotations  # (number, match)
+    matches = 0
+    for rotation, k in schedule(rounds, seats, duplicate, rules.target is not None):
+        order = [(seat + rotation) % seats for seat in range(seats)]
+        number, match = current[rotation]
+        if rules.target is not None and (match is None or match.over):
+            matches += 1
+            number, match = matches, new_match(rules)
+        state = play_round(
+            deal(rules, deal_rng(seed, k)),
+            [players[who] for who in order],
+            round_rngs(seed, k * rotations + rotation, seats),
+            rules,
+            [tallies[who].decisions_ns for who in order],
+            match.leader if match is not None else None,
+        )
         result = outcome(state)
         for seat, who in enumerate(order):
-            tallies[who].add(deal_number, result, seat)
+            tallies[who].add(k, result, seat, rules)
+        written = None
+        if match is not None:
+            before, match = match, add(match, result)
+            current[rotation] = number, match
+            written = match_to_dict(number, before, match)
+            for seat, who in enumerate(order):
+                if match.over:
+                    tallies[who].add_match(match.winners, seat)
         if out is not None:
-            out.write(dumps(to_record(state, [names[who] for who in order])) + "\n")
+            out.write(dumps(to_record(state, [names[who] for who in order], written)) + "\n")
     return tallies
+
+
+def rules_argument(text: str) -> Rules:
+    """`--rules`: a preset's name or a rules object as JSON."""
+    try:
+        return named(text)
+    except RulesError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+EPILOG = """Net points per round: what the bot's side wrote minus the mean of what the other
+sides wrote, so higher is better; under goat scoring the points are penalties and the sign
+is turned. With --duplicate, the intervals group the rounds that share a deal."""
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line, checked; a usage error exits with a clear message."""
+    parser = argparse.ArgumentParser(
+        prog="python -m domino.simulate", description=__doc__.splitlines()[0], epilog=EPILOG
+    )
+    parser.add_argument("--rounds", type=int, required=True, help="rounds to play in all")
+    parser.add_argument("--seed", type=int, required=True, help="makes the run reproducible")
+    parser.add_argument("--seats", required=True, help=f"one bot per seat, A,B, from {bots.NAMES}")
+    parser.add_argument(
+        "--rules",
+        type=rules_argument,
+        default=DEFAULT,
+        help=f"a preset ({', '.join(PRESETS)}) or a rules object as JSON;"
+        " the default game if left out",
+    )
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play every deal once per seat, the bots rotated one seat on each time"
+        " (with a target: the whole sequence of matches once per rotation, same deals)",
+    )
+    parser.add_argument("--out", help="write one round record per line to this .jsonl file")
+    args = parser.parse_args(argv)
+    seats = args.rules.seats
+    args.names = [name.strip() for name in args.seats.split(",")]
+    if len(args.names) != seats:
+        parser.error(f"--seats names {seats} bots, one per seat, like random,greedy")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.duplicate and args.rounds % seats:
+        even = " (an even number)" if seats == 2 else ""
+        parser.error(f"--duplicate needs a multiple of {seats} rounds{even}")
+    try:
+        for name in args.names:
+            bots.get(name)
+    except bots.UnknownBot as error:
+        parser.error(str(error))
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m domino.simulate", description=__doc__)
-    parser.add_argument("--rounds", type=int, required=True, help="rounds to play in all")
-    parser.add_argument("--seed", type=int, required=True, help="makes the run reproducible")
-    parser.add_argument("--seats", required=True, help=f"two bots, A,B, from {bots.NAMES}")
-    parser.add_argument(
-        "--duplicate",
-        action="store_true",
-        help="play every deal twice, seats swapped the second time",
-    )
-    parser.add_argument("--out", help="write one round record per line to this .jsonl file")
-    args = parser.parse_args(argv)
-    names = [name.strip() for name in args.seats.split(",")]
-    if len(names) != DEFAULT.seats:
-        parser.error(f"--seats names {DEFAULT.seats} bots, like random,greedy")
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
-    if args.duplicate and args.rounds % 2:
-        parser.error("--duplicate needs an even number of rounds")
-    try:
-        for name in names:
-            bots.get(name)
-    except bots.UnknownBot as error:
-        parser.error(str(error))
+    args = parse(argv)
     began = time.perf_counter()
+    play = (args.names, args.rounds, args.seed, args.duplicate)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as out:
-            tallies = run(names, args.rounds, args.seed, args.duplicate, out)
+            tallies = run(*play, out, args.rules)
     else:
-        tallies = run(names, args.rounds, args.seed, args.duplicate)
+        tallies = run(*play, rules=args.rules)
     elapsed = time.perf_counter() - began
     mode = "duplicate deals" if args.duplicate else "independent deals"
     print(f"{args.rounds} rounds, seed {args.seed}, {mode}, {elapsed:.1f} s")
+    if args.rules != DEFAULT:
+        print(f"rules: {dumps(args.rules.to_json())}")
     print(format_summary(summary_rows(tallies)))
     if args.out:
         print(f"records written to {args.out}")

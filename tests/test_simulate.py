@@ -24,6 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 40
 
 
+def won(seat: int | None, reason: str, points: int) -> Outcome:
+    """A two-seat round of winner scoring won by `seat` (None: a draw) for `points`."""
+    if seat is None:
+        return Outcome(None, reason, 0, (), (0, 0))
+    scores = tuple(points if s == seat else 0 for s in range(2))
+    return Outcome(seat, reason, points, (seat,), scores)
+
+
 def simulate(capsys, *args: str) -> str:
     """Run the simulator in-process; return what it printed."""
     assert main(list(args)) == 0
@@ -109,7 +117,7 @@ def test_duplicate_plays_each_deal_twice_with_the_seats_swapped(tmp_path, capsys
 def test_duplicate_with_an_odd_count_is_refused(tmp_path, capsys):
     out = tmp_path / "odd.jsonl"
     err = refused(capsys, *run_args(1, out, "--duplicate", rounds=5))
-    assert "--duplicate" in err and "even" in err
+    assert "--duplicate" in err and "multiple of 2" in err and "even" in err
     assert not out.exists()
 
 
@@ -263,10 +271,10 @@ def test_percentile_takes_the_nearest_rank(values, q, expected):
 
 def test_summary_rows_with_known_rounds():
     tally = Tally("greedy")
-    tally.add(0, Outcome(0, "domino", 10), 0)  # won 10
-    tally.add(1, Outcome(1, "blocked", 5), 0)  # lost 5
-    tally.add(2, Outcome(None, "blocked", 0), 0)  # draw
-    tally.add(3, Outcome(1, "domino", 3), 1)  # won 3 from seat 1
+    tally.add(0, won(0, "domino", 10), 0)  # won 10
+    tally.add(1, won(1, "blocked", 5), 0)  # lost 5
+    tally.add(2, won(None, "blocked", 0), 0)  # draw
+    tally.add(3, won(1, "domino", 3), 1)  # won 3 from seat 1
     tally.decisions_ns.extend([3_000_000, 1_000_000, 2_000_000])
     (row,) = summary_rows([tally])
     assert row["bot"] == "greedy"
@@ -281,10 +289,10 @@ def test_summary_rows_with_known_rounds():
 
 def test_summary_rows_group_duplicate_rounds_by_deal():
     tally = Tally("random")
-    tally.add(0, Outcome(0, "domino", 10), 0)  # deal 0: won 10 ...
-    tally.add(0, Outcome(0, "domino", 4), 1)  # ... and lost 4 in the other seat
-    tally.add(1, Outcome(1, "blocked", 6), 1)  # deal 1: won 6 ...
-    tally.add(1, Outcome(1, "blocked", 2), 0)  # ... and lost 2
+    tally.add(0, won(0, "domino", 10), 0)  # deal 0: won 10 ...
+    tally.add(0, won(0, "domino", 4), 1)  # ... and lost 4 in the other seat
+    tally.add(1, won(1, "blocked", 6), 1)  # deal 1: won 6 ...
+    tally.add(1, won(1, "blocked", 2), 0)  # ... and lost 2
     (row,) = summary_rows([tally])
     assert row["rounds"] == 4 and row["wins"] == 2
     assert row["net_points"] == pytest.approx((3 + 2) / 2)
@@ -297,8 +305,8 @@ def test_summary_rows_group_duplicate_rounds_by_deal():
 def test_a_win_worth_no_points_still_counts_as_a_win():
     # A domino while the other hand holds only 0-0 scores 0 points, but it is a win.
     tally = Tally("greedy")
-    tally.add(0, Outcome(0, "domino", 0), 0)
-    tally.add(1, Outcome(1, "domino", 8), 0)
+    tally.add(0, won(0, "domino", 0), 0)
+    tally.add(1, won(1, "domino", 8), 0)
     (row,) = summary_rows([tally])
     assert row["wins"] == 1
     assert row["win_rate"] == 0.5

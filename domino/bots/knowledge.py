@@ -1,4 +1,4 @@
-"""What a seat can work out from its view alone: unseen tiles and the other hand's voids."""
+"""What a seat can work out from its view alone: unseen tiles and the other hands' voids."""
 
 from __future__ import annotations
 
@@ -9,34 +9,74 @@ from ..views import SeatView
 
 
 @dataclass(frozen=True, slots=True)
-class Knowledge:
-    """Public deductions for the seat that owns the view (two-player rounds).
+class Other:
+    """What is public about one other seat's hand.
 
-    `unseen` are the tiles neither in this hand nor in the line: the other hand and the
-    boneyard between them. `voids` are the numbers the other hand certainly holds none of
-    now; `old_voids` maps a number it lacked earlier to how many of its current tiles may
-    have been drawn since (so at most that many can show it).
+    `voids` are the numbers it certainly holds none of now; `old_voids` maps a number it
+    lacked earlier to how many of its current tiles may have been drawn since (so at most
+    that many can show it); `free_plays` are its plays made by choice, with the ends then.
     """
 
-    unseen: tuple[Tile, ...]
-    other: int
-    other_count: int
-    boneyard_count: int
+    seat: int
+    count: int
     voids: frozenset[int]
     old_voids: dict[int, int]
     free_plays: tuple[tuple[Tile, int, int], ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """Public deductions for the seat that owns the view, under any rules.
+
+    `unseen` are the tiles neither in this hand nor in the line: the other hands and the
+    boneyard between them (in the block game, the sleeping tiles are unseen too).
+    `others` holds every other seat in turn order, the next to play first; the properties
+    below speak of that next seat (the only other one in a two-seat game).
+    """
+
+    unseen: tuple[Tile, ...]
+    boneyard_count: int
+    others: tuple[Other, ...]
+
+    @property
+    def other(self) -> int:
+        """The seat that plays next."""
+        return self.others[0].seat
+
+    @property
+    def other_count(self) -> int:
+        """How many tiles the next seat holds."""
+        return self.others[0].count
+
+    @property
+    def voids(self) -> frozenset[int]:
+        """The numbers the next seat certainly lacks."""
+        return self.others[0].voids
+
+    @property
+    def old_voids(self) -> dict[int, int]:
+        """The next seat's earlier voids, weakened by draws since."""
+        return self.others[0].old_voids
+
+    @property
+    def free_plays(self) -> tuple[tuple[Tile, int, int], ...]:
+        """The next seat's plays made by choice."""
+        return self.others[0].free_plays
+
+
 def deduce(view: SeatView) -> Knowledge:
-    """Read the view's history for what the other seat must lack."""
-    seat = view.seat
-    other = 1 - seat
+    """Read the view's history for what each other seat must lack."""
+    seat, seats = view.seat, view.rules.seats
     seen = set(view.hand)
     seen.update(laid.tile for laid in view.line)
     unseen = tuple(t for t in view.rules.full_set() if t not in seen)
-    voids, old_voids = _voids(view.history, other)
-    free = _free_plays(view.history, other)
-    return Knowledge(unseen, other, view.counts[other], view.boneyard_count, voids, old_voids, free)
+    others = []
+    for step in range(1, seats):
+        other = (seat + step) % seats
+        voids, old_voids = _voids(view.history, other)
+        free = _free_plays(view.history, other)
+        others.append(Other(other, view.counts[other], voids, old_voids, free))
+    return Knowledge(unseen, view.boneyard_count, tuple(others))
 
 
 def _free_plays(history, other: int) -> tuple[tuple[Tile, int, int], ...]:
@@ -56,8 +96,10 @@ def _voids(history, other: int) -> tuple[frozenset[int], dict[int, int]]:
 
     A seat draws or passes only when nothing in its hand fits either end, and a run of draws
     stops at the first tile that fits, which it must then lay. So after every run (and every
-    pass) its whole hand lacks both ends. Tiles kept from a later run may show numbers it
-    lacked before: `old` counts how many such tiles there can be for each of those numbers.
+    pass: in the block game a pass is the only sign, and as sure) its whole hand lacks both
+    ends. Tiles kept from a later run may show numbers it lacked before: `old` counts how
+    many such tiles there can be for each of those numbers. In the block game nothing is
+    ever drawn, so every void holds to the end of the round.
     """
     voids: set[int] = set()
     old: dict[int, int] = {}

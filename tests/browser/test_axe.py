@@ -28,7 +28,7 @@ from test_friend_round import (
     play_round,
     take_turn,
 )
-from test_match import CARD, agree_to_next, fill_card, preset_rules, shown_rules
+from test_matches import CARD, agree_to_next, fill_card, preset_rules, shown_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "tests" / "vendor"

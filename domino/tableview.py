@@ -61,7 +61,7 @@ def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = Tru
         active=connected and live and view.my_turn,
         level=room.level,
         rules=room.rules,
-        match=room.match if room.rounds else None,
+        match=room.match,
         matches=room.matches,
         between_rounds=room.between_rounds,
     )

@@ -142,3 +142,13 @@ def test_the_record_download_carries_the_rules_and_the_match(tmp_path):
     path = tmp_path / "records.jsonl"
     path.write_text(response.get_data(as_text=True))
     assert checker.check_file(str(path)) == (2, [])
+
+
+def test_a_match_table_shows_its_score_and_rules_while_the_creator_waits(tmp_path):
+    host = Table(make_app(tmp_path / "db.sqlite3"))
+    host.create_room(preset="goat")
+    assert scores(host.doc) == {"0": 0, "1": 0}
+    assert json.loads(host.doc.one("data-rules").get("data-rules")) == PRESETS["goat"].to_json()
+    classic = Table(host.app)
+    classic.create_room()
+    assert classic.doc.find("data-score") is None  # single rounds keep no score

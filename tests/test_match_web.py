@@ -7,7 +7,7 @@ import random
 
 import checker
 from test_computer import computer_room, newest, settle
-from webkit import Table, friends, make_app, parse
+from webkit import Table, button, friends, make_app, parse
 
 from domino import game
 from domino.rules import PRESETS, Rules
@@ -152,3 +152,15 @@ def test_a_match_table_shows_its_score_and_rules_while_the_creator_waits(tmp_pat
     classic = Table(host.app)
     classic.create_room()
     assert classic.doc.find("data-score") is None  # single rounds keep no score
+
+
+def test_a_new_round_request_is_declined_with_keep_playing_mid_round_and_not_now_after(
+    tmp_path,
+):
+    tables = friends(make_app(tmp_path / "db.sqlite3"))
+    assert tables[0].post("new-round").status_code == 200
+    assert " ".join(button(tables[1].doc, "decline-new-round").text.split()) == "Keep playing"
+    tables[1].post("decline-new-round")
+    play_round_out(tables, random.Random(2))
+    assert tables[0].post("new-round").status_code == 200
+    assert " ".join(button(tables[1].doc, "decline-new-round").text.split()) == "Not now"

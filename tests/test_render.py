@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import gc
+import random
 import re
 
-from webkit import Table, make_app
+from webkit import Table, friends, make_app, seat_on_turn
 
 from domino import game
 from domino.events import Play
@@ -113,3 +114,27 @@ def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
     wanted = {"play", "draw", "new-round", "accept-new-round", "decline-new-round"}
     wanted |= {"pages.room", "pages.level", "pages.record"}
     assert wanted <= seen <= wanted | {"pass"}
+
+
+def test_only_the_newest_play_is_marked_and_a_draw_or_pass_clears_the_mark(tmp_path):
+    app = make_app(tmp_path / "domino.sqlite3")
+    tables = friends(app)
+    rng = random.Random(3)
+    seen = {"play": 0, "draw": 0, "pass": 0}
+    for _ in range(200):
+        state = tables[0].state
+        if state.over:
+            break
+        seat_on_turn(tables).send(rng.choice(game.legal_actions(state, state.turn)))
+        last = tables[0].state.history[-1]
+        for table in tables:
+            doc = table.doc
+            marked = doc.find_all("data-last")
+            if last.action == "play":
+                line = doc.one("data-chain").find_all("data-tile")
+                newest = line[0] if last.end == "left" else line[-1]
+                assert len(marked) == 1 and marked[0] is newest, last
+            else:
+                assert marked == [], last
+        seen[last.action] += 1
+    assert seen["play"] and seen["draw"] + seen["pass"]

@@ -28,7 +28,8 @@ SCORING = {
     "sides": sides,
     "verdict": verdict,
 }
-LAID_ITEM = Markup('<li class="{}" data-tile="{}" aria-label="{}">{}</li>')
+LAID_ITEM = Markup('<li class="{}" data-tile="{}"{} aria-label="{}">{}</li>')
+NEWEST = Markup(" data-last")
 
 
 @dataclass(frozen=True)
@@ -139,12 +140,12 @@ def render_superseded(notice: str | None = None) -> str:
 
 
 def _last_laid(tv: TableView) -> int | None:
-    """Index in the line of the tile laid last, if the last move was a play."""
+    """Index in the line of the tile laid last, if the last move was a play (a draw or a pass
+    since then leaves no tile marked: the mark says what just happened)."""
     history = tv.game.history
-    plays = [move for move in history if move.action == "play"]
-    if not plays:
+    if not history or history[-1].action != "play":
         return None
-    return 0 if plays[-1].end == "left" else len(tv.game.line) - 1
+    return 0 if history[-1].end == "left" else len(tv.game.line) - 1
 
 
 SPEAKERS: dict[str, Speaker] = {}  # one per language: the words never change while we run
@@ -197,7 +198,7 @@ class Speaker:
             classes = "laid" + (" double" if laid.is_double else "") + (" last" if last else "")
             face_svg = face(laid.left, laid.right, vertical=laid.is_double)
             name = self.halves(laid.left, laid.right)
-            item = LAID_ITEM.format(classes, str(laid), name, face_svg)
+            item = LAID_ITEM.format(classes, str(laid), NEWEST if last else "", name, face_svg)
             self._items[key] = item
         return item
 

@@ -28,12 +28,16 @@ class TableView:
     rules: Rules = DEFAULT
     match: Match | None = None
     matches: int = 0
-    between_rounds: bool = False
 
     @property
     def waiting(self) -> bool:
         """True when play is held up because the other seat is missing."""
         return not (self.guest_joined and self.opponent_connected) and not self.game.over
+
+    @property
+    def between_rounds(self) -> bool:
+        """True when the round is over and the match (if any) goes on: "Continue" deals."""
+        return self.game.over and not (self.match is not None and self.match.over)
 
     @property
     def others(self) -> tuple[int, ...]:
@@ -63,5 +67,4 @@ def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = Tru
         rules=room.rules,
         match=room.match,
         matches=room.matches,
-        between_rounds=room.between_rounds,
     )

@@ -7,7 +7,9 @@ from pathlib import Path
 from flask import Flask
 
 DEFAULT_BOT_DELAY_MS = 700
-DEFAULT_PING_SECONDS = 25  # a socket whose peer misses a ping is let go at the next one
+# A socket whose peer misses a ping is let go at the next one: a peer that vanished (no close
+# frame, e.g. its network was lost) is seen gone, and shown "away", 2 to 4 s later.
+DEFAULT_PING_SECONDS = 2
 
 
 def create_app(config=None):

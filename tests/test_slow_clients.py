@@ -46,9 +46,13 @@ def server(tmp_path_factory, **env):
 
 @pytest.fixture(scope="module")
 def timed(tmp_path_factory):
-    """A server that gives each request 1.5 s."""
+    """A server that gives each request 1.5 s (and pings sockets seldom: a test socket that
+    sleeps answers no ping)."""
     with server(
-        tmp_path_factory, DOMINO_REQUEST_TIMEOUT=DEADLINE, DOMINO_MAX_CONNECTIONS_PER_ADDRESS=CAP
+        tmp_path_factory,
+        DOMINO_REQUEST_TIMEOUT=DEADLINE,
+        DOMINO_MAX_CONNECTIONS_PER_ADDRESS=CAP,
+        DOMINO_PING_SECONDS=60,
     ) as running:
         yield running
 

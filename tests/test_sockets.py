@@ -110,7 +110,7 @@ class Frame(HTMLParser):
             self.result = a
         if "data-superseded" in a:
             self.superseded = True
-        if "data-action" in a:
+        if "data-action" in a and tag == "button":  # not a move list's data-move
             self.actions[a["data-action"] or ""] = "disabled" not in a
         for count in ("data-opponent-count", "data-boneyard-count"):
             if count in a:
@@ -201,14 +201,17 @@ class Socket:
 
     def _next(self, deadline: float) -> Frame | None:
         """The next fragment; None once the server closed the socket."""
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        self.ws.settimeout(left)
-        try:
-            opcode, frame = self.ws.recv_data_frame()
-        except websocket.WebSocketTimeoutException as error:
-            raise TimeoutError from error
+        opcode = websocket.ABNF.OPCODE_PING
+        while opcode in (websocket.ABNF.OPCODE_PING, websocket.ABNF.OPCODE_PONG):
+            # the server's pings (answered as they come) must not push the deadline back
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self.ws.settimeout(left)
+            try:
+                opcode, frame = self.ws.recv_data_frame(control_frame=True)
+            except websocket.WebSocketTimeoutException as error:
+                raise TimeoutError from error
         if opcode == websocket.ABNF.OPCODE_CLOSE:
             data = frame.data or b""
             self.close_code = int.from_bytes(data[:2], "big") if len(data) >= 2 else 1005

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 import threading
+import time
 
 from flask import Blueprint, abort, current_app, request
 from flask_sock import Sock
@@ -28,16 +29,16 @@ def reader_class():
 
     The library's reader can stop without waking the handler blocked in `receive()`: on an
     oversized message it wakes it before marking the socket closed (so the handler may sleep
-    again, for good), and on a missed ping after a close it dies of ConnectionClosed. Here
-    the end of the reader always marks the socket closed and wakes the handler. Under gevent
-    it is a bare greenlet: a Thread object per socket costs memory on a server holding
-    thousands.
+    again, for good), and when it pings (it does not here: `Pinger` does), a missed ping
+    after a close kills it with ConnectionClosed. Here the end of the reader always marks the
+    socket closed and wakes the handler. Under gevent it is a bare greenlet: a Thread object
+    per socket costs memory on a server holding thousands.
     """
 
     def run(target) -> None:
         try:
             target()
-        except ConnectionClosed:  # a close raced with a ping: the end of the socket anyway
+        except ConnectionClosed:  # the end of the socket anyway
             pass
         finally:
             ws = target.__self__  # the reader is the websocket's bound method
@@ -72,12 +73,97 @@ def in_background(function) -> None:
 
 
 def server_options(ping_seconds: float) -> dict:
-    """flask-sock's options: pings, a small message size, and a reader that always wakes."""
+    """flask-sock's options: a small message size and a reader that always wakes. No pings
+    from simple-websocket: `Pinger` sends them (every `ping_seconds`, the app's PING_SECONDS)."""
     return {
-        "ping_interval": ping_seconds,
         "max_message_size": MAX_MESSAGE_BYTES,
         "thread_class": reader_class(),
     }
+
+
+PING_FRAME = b"\x89\x00"  # a ping without payload, as a server sends it (not masked)
+STEP_SECONDS = 0.05  # a round of pings is sent in steps this far apart, a share at each
+
+
+class Pinger:
+    """Pings every seat's socket each `interval` seconds, and lets go of one whose peer left
+    the previous ping unanswered: a peer that vanished without a word (its network lost) is
+    let go, and so shown away, one to two intervals after.
+
+    simple-websocket's own pings cost each socket a timed select per ping, more than twice
+    the CPU of this (idle sockets, README): here one loop sends them all, a share every
+    STEP_SECONDS so that no step holds the event loop long (nor brings all the pongs back at
+    once), and the readers just read (they note each pong in `pong_received`).
+    """
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._steps = max(1, round(interval / STEP_SECONDS))
+        self._slices: list[set] = [set() for _ in range(self._steps)]
+        self._where: dict = {}  # connection -> its slice
+        self._step = 0  # the slice the loop pings next
+        self._running = False
+
+    def watch(self, conn) -> None:
+        """Ping `conn` from now on, first one interval from now (it joins the slice whose
+        turn just came)."""
+        with self._lock:
+            at = (self._step - 1) % self._steps
+            self._where[conn] = at
+            self._slices[at].add(conn)
+            if self._running:
+                return
+            self._running = True
+        in_background(self._run)
+
+    @property
+    def running(self) -> bool:
+        """Whether its loop runs (it ends when no socket is left to ping)."""
+        return self._running
+
+    def forget(self, conn) -> None:
+        """Ping `conn` no more."""
+        with self._lock:
+            at = self._where.pop(conn, None)
+            if at is not None:
+                self._slices[at].discard(conn)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.interval / self._steps)
+            with self._lock:
+                if not self._where:  # nobody to ping: the next watch starts a new loop
+                    self._running = False
+                    return
+                due = list(self._slices[self._step])
+                self._step = (self._step + 1) % self._steps
+            for conn in due:
+                ping(conn)
+
+
+def ping(conn) -> None:
+    """Ping the socket, or let it go if its peer has not answered the last ping."""
+    ws = conn.ws
+    if not ws.connected:
+        return
+    if not ws.pong_received:
+        conn.release()
+        return
+    ws.pong_received = False
+    try:
+        ws.sock.send(PING_FRAME)
+    except Exception:  # given up, or the peer is gone
+        conn.release()
+
+
+def pinger() -> Pinger:
+    """The app's pinger."""
+    found = current_app.extensions.get("domino-pinger")
+    if found is None:
+        found = Pinger(current_app.config["PING_SECONDS"])
+        current_app.extensions["domino-pinger"] = found
+    return found
 
 
 @bp.before_request
@@ -102,13 +188,16 @@ def table(ws, room_id: str):
     room, seat = seated(room_id)
     ws.sock = Outbox(ws.sock, in_background, under_gevent(), SEND_SECONDS)
     conn = Connection(ws, request.args.get("tab", ""), chosen_language(), links(room))
+    pings = pinger()
     try:
         if tables.connect(room_id, seat, conn):
+            pings.watch(conn)
             while ws.connected:
                 ws.receive()  # the page sends nothing: this returns (or raises) when it closes
     except RoomError:
         pass  # the room was deleted meanwhile
     finally:
+        pings.forget(conn)
         conn.release()
         tables.disconnect(room_id, seat, conn)
         ws.sock.flush()  # the last table and the close frame go out before the server closes

@@ -144,8 +144,8 @@
       chosen = firstUsable([
         '[data-hand] [aria-pressed="true"]',
         "[data-hand] [data-playable]",
-        '[data-action="draw"]',
-        '[data-action="pass"]',
+        'button[data-action="draw"]', // not a move list's entry, which has data-action too
+        'button[data-action="pass"]',
         '[data-result] ~ .new-round [data-action="new-round"]',
       ]);
     }

@@ -179,8 +179,9 @@ def number(doc: Node, attr: str) -> int:
 
 
 def button(doc: Node, action: str) -> Node | None:
-    """The button `data-action=action`, if shown."""
-    return doc.find("data-action", action)
+    """The button `data-action=action`, if shown (a move list's `data-move` has a
+    `data-action` too)."""
+    return doc.find("data-action", action, tag="button")
 
 
 def enabled(node: Node | None) -> bool:

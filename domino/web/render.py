@@ -15,6 +15,7 @@ from ..tiles import Laid, Tile, pip_total
 from .faces import face
 from .i18n import bound_gettext
 from .scoring import arithmetic, headline, match_headline, score_line, seat_name, sides, verdict
+from .story import Teller
 
 # The live region's new text, swapped into the page's persistent `#announce` (room.html): a
 # sibling of `#table`, never inside it, so that htmx swaps it on its own.
@@ -122,6 +123,7 @@ def render_table(
         room_url=links.room,
         invite=None if tv.guest_joined else links.invite,
         last=_last_laid(tv),
+        story=Teller.current(speak).tell(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
         **SCORING,
         laid_item=speak.laid_item,

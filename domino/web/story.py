@@ -1,0 +1,262 @@
+"""The table's story: the round's public moves in order, and what the other seats just did.
+
+Everything here is read from a seat's `TableView`, from its public history only: a drawn
+tile is never named, whoever drew it. `steps` and `recent` are plain data; a `Teller` words
+them in the page's language (SPEC §7.3 `data-move-list`, one `data-move` per public move).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask_babel import get_locale, gettext, ngettext
+from markupsafe import Markup, escape
+
+from ..events import PublicMove
+from ..game import laid_at
+from ..tableview import TableView
+from ..tiles import Laid
+
+ITEM = Markup('<li data-move data-seat="{}" data-action="{}"{}>{}</li>')
+TILE = Markup(' data-tile="{}"')
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One public move as the move list tells it.
+
+    `laid` is a play's tile as it lies in the line (left half first); `end` is where it went,
+    None for the opening tile and for draws and passes.
+    """
+
+    seat: int
+    action: str
+    laid: Laid | None = None
+    end: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Recent:
+    """What another seat did in its latest turn since this seat's own last move.
+
+    `drew` tiles drawn, then `last` (its play or pass), if it has made one; `at` is the index
+    in the history of the latest move told, which tells one note from the next.
+    """
+
+    seat: int
+    drew: int
+    last: Step | None
+    at: int
+
+
+def step(move: PublicMove) -> Step:
+    """The move list's view of one public move."""
+    if move.action != "play":
+        return Step(move.seat, move.action)
+    if move.left is None or move.right is None:  # the opening: the tile lies low half first
+        return Step(move.seat, "play", Laid(move.tile.low, move.tile.high))
+    return Step(move.seat, "play", laid_at(move.tile, move.end, (move.left, move.right)), move.end)
+
+
+def steps(history: tuple[PublicMove, ...]) -> tuple[Step, ...]:
+    """Every public move of the round, oldest first."""
+    return tuple(map(step, history))
+
+
+def recent(tv: TableView) -> tuple[Recent, ...]:
+    """For each other seat that moved since this seat's last move, its latest turn.
+
+    A turn is the seat's draws and the play or pass that ends them: several draws in a row
+    add up ("drew 3 tiles"), and a turn of its own that follows starts the count again.
+    """
+    history = tv.game.history
+    since = next((i + 1 for i in range(len(history) - 1, -1, -1) if history[i].seat == tv.seat), 0)
+    found = []
+    for seat in tv.others:
+        drew, last, at = 0, None, None
+        for index in range(since, len(history)):
+            move = history[index]
+            if move.seat != seat:
+                continue
+            if last is not None:  # a new turn of the same seat
+                drew, last = 0, None
+            if move.action == "draw":
+                drew += 1
+            else:
+                last = step(move)
+            at = index
+        if at is not None:
+            found.append(Recent(seat, drew, last, at))
+    return tuple(found)
+
+
+def who(tv: TableView, seat: int) -> str:
+    """`you`, `computer` or `friend`: whose move it is, as this seat's table words it."""
+    if seat == tv.seat:
+        return "you"
+    return "computer" if tv.kind == "computer" else "friend"
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One other seat's recent turn, worded: `key` is the same for the same turn."""
+
+    seat: int
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Story:
+    """What a table shows of its story: the move list's items, their number, the notes."""
+
+    items: Markup
+    count: int
+    notes: tuple[Note, ...]
+
+
+TELLERS: dict[str, Teller] = {}  # one per language: the words never change while we run
+
+
+class Teller:
+    """The story in words of one language; each move list item is worded once and kept
+    (a play's by its tile, its end and the value it joins there, which fix how it lies)."""
+
+    @classmethod
+    def current(cls, speak) -> Teller:
+        """The teller of the current language, naming tiles with `speak` (render.Speaker)."""
+        lang = str(get_locale() or "en")
+        if lang not in TELLERS:
+            TELLERS[lang] = cls(speak)
+        return TELLERS[lang]
+
+    def __init__(self, speak) -> None:
+        self.speak = speak
+        self._items: dict[tuple, Markup] = {}
+
+    def tell(self, tv: TableView) -> Story:
+        """The story of `tv`'s round so far."""
+        history = tv.game.history
+        persons = [who(tv, seat) for seat in range(tv.rules.seats)]
+        known = self._items
+        items = []
+        for move in history:
+            person = persons[move.seat]
+            key = (person, move.seat, move.action)
+            if move.action == "play":  # a tile lies by the value it joins (none: the opening)
+                joined = None
+                if move.left is not None:
+                    joined = move.left if move.end == "left" else move.right
+                key += (move.tile, move.end if joined is not None else None, joined)
+            item = known.get(key)
+            if item is None:
+                item = known[key] = self.item(person, step(move))
+            items.append(item)
+        notes = tuple(
+            Note(told.seat, str(told.at), self.note(persons[told.seat], told))
+            for told in recent(tv)
+        )
+        return Story(Markup("".join(items)), len(history), notes)
+
+    def item(self, person: str, told: Step) -> Markup:
+        """A move list item for `told`, made by `person` (`you`, `computer` or `friend`)."""
+        tile = TILE.format(str(told.laid)) if told.laid is not None else ""
+        return ITEM.format(told.seat, told.action, tile, escape(self.sentence(person, told)))
+
+    def sentence(self, person: str, told: Step) -> str:
+        """One move in one sentence."""
+        if told.action == "draw":
+            return DREW[person]()
+        if told.action == "pass":
+            return PASSED[person]()
+        tile = self.speak.halves(told.laid.left, told.laid.right)
+        return LAID[person, told.end](tile)
+
+    def note(self, person: str, told: Recent) -> str:
+        """Another seat's latest turn in one sentence: its draws added up, then its move."""
+        last = told.last
+        if not told.drew:
+            return self.sentence(person, last)
+        if last is None:
+            return DREW_SOME[person](told.drew)
+        if last.action == "pass":
+            return DREW_AND_PASSED[person](told.drew)
+        if last.end is None:  # no rule lets a seat draw before the opening; said plainly
+            return f"{DREW_SOME[person](told.drew)} {self.sentence(person, last)}"
+        tile = self.speak.halves(last.laid.left, last.laid.right)
+        return DREW_AND_LAID[person, last.end](told.drew, tile)
+
+
+# The sentences, by who and where. Each msgid is written out whole for the catalogs; the
+# other seats' plays and passes are the live region's own words (render.announcement).
+DREW = {
+    "you": lambda: gettext("You drew a tile."),
+    "computer": lambda: gettext("The computer drew a tile."),
+    "friend": lambda: gettext("Your friend drew a tile."),
+}
+PASSED = {
+    "you": lambda: gettext("You passed."),
+    "computer": lambda: gettext("The computer passed."),
+    "friend": lambda: gettext("Your friend passed."),
+}
+LAID = {
+    ("you", None): lambda tile: gettext("You opened with %(tile)s.", tile=tile),
+    ("you", "left"): lambda tile: gettext("You laid %(tile)s on the left.", tile=tile),
+    ("you", "right"): lambda tile: gettext("You laid %(tile)s on the right.", tile=tile),
+    ("computer", None): lambda tile: gettext("The computer opened with %(tile)s.", tile=tile),
+    ("computer", "left"): lambda tile: gettext(
+        "The computer laid %(tile)s on the left.", tile=tile
+    ),
+    ("computer", "right"): lambda tile: gettext(
+        "The computer laid %(tile)s on the right.", tile=tile
+    ),
+    ("friend", None): lambda tile: gettext("Your friend opened with %(tile)s.", tile=tile),
+    ("friend", "left"): lambda tile: gettext("Your friend laid %(tile)s on the left.", tile=tile),
+    ("friend", "right"): lambda tile: gettext("Your friend laid %(tile)s on the right.", tile=tile),
+}
+DREW_SOME = {
+    "computer": lambda num: ngettext(
+        "The computer drew %(num)d tile.", "The computer drew %(num)d tiles.", num
+    ),
+    "friend": lambda num: ngettext(
+        "Your friend drew %(num)d tile.", "Your friend drew %(num)d tiles.", num
+    ),
+}
+DREW_AND_PASSED = {
+    "computer": lambda num: ngettext(
+        "The computer drew %(num)d tile and passed.",
+        "The computer drew %(num)d tiles and passed.",
+        num,
+    ),
+    "friend": lambda num: ngettext(
+        "Your friend drew %(num)d tile and passed.",
+        "Your friend drew %(num)d tiles and passed.",
+        num,
+    ),
+}
+DREW_AND_LAID = {
+    ("computer", "left"): lambda num, tile: ngettext(
+        "The computer drew %(num)d tile and laid %(tile)s on the left.",
+        "The computer drew %(num)d tiles and laid %(tile)s on the left.",
+        num,
+        tile=tile,
+    ),
+    ("computer", "right"): lambda num, tile: ngettext(
+        "The computer drew %(num)d tile and laid %(tile)s on the right.",
+        "The computer drew %(num)d tiles and laid %(tile)s on the right.",
+        num,
+        tile=tile,
+    ),
+    ("friend", "left"): lambda num, tile: ngettext(
+        "Your friend drew %(num)d tile and laid %(tile)s on the left.",
+        "Your friend drew %(num)d tiles and laid %(tile)s on the left.",
+        num,
+        tile=tile,
+    ),
+    ("friend", "right"): lambda num, tile: ngettext(
+        "Your friend drew %(num)d tile and laid %(tile)s on the right.",
+        "Your friend drew %(num)d tiles and laid %(tile)s on the right.",
+        num,
+        tile=tile,
+    ),
+}

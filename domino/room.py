@@ -20,7 +20,8 @@ from .rules import DEFAULT, Rules
 from .tiles import Tile
 
 MOVES = ("play", "draw", "pass")
-ROOM_ACTIONS = (*MOVES, "new-round", "accept-new-round", "decline-new-round")
+DRAW_UNTIL = "draw-until"  # draws, one stored "draw" each, until a tile fits (web/tables.py)
+ROOM_ACTIONS = (*MOVES, DRAW_UNTIL, "new-round", "accept-new-round", "decline-new-round")
 LEVELS = ("easy", "medium", "hard")
 COMPUTER = 1  # the computer's seat in a computer room
 

@@ -111,7 +111,7 @@ def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
             if not view.guest_joined and view.kind == "friend":
                 invite = f'value="https://example.org/sub/r/{view.room}" data-invite'
                 assert invite in pages[0]
-    wanted = {"play", "draw", "new-round", "accept-new-round", "decline-new-round"}
+    wanted = {"play", "draw", "draw-until", "new-round", "accept-new-round", "decline-new-round"}
     wanted |= {"pages.room", "pages.level", "pages.record"}
     assert wanted <= seen <= wanted | {"pass"}
 

@@ -8,7 +8,8 @@ Configured by
   client address;
 - ``RATELIMIT_JOIN``: taking a seat from an invitation, per client address (the joiner has no
   seat yet);
-- ``RATELIMIT_ACT``: moves, new-round answers and level switches, together, per seat;
+- ``RATELIMIT_ACT``: moves, new-round answers and level switches, together, per seat (a
+  press of "Draw until I can play" is one request, however many tiles it draws);
 - ``RATELIMIT_RECORD``: round-record downloads, per seat.
 
 A seat is known by its cookie, so players behind one NAT, school or mobile carrier each keep

@@ -15,9 +15,10 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import ngettext
 
 from ..game import IllegalMove
-from ..room import ROOM_ACTIONS, RoomError
+from ..room import DRAW_UNTIL, ROOM_ACTIONS, RoomError
 from ..rooms import IDLE_SECONDS
 from ..tiles import Tile
 from .hub import new_tab
@@ -113,18 +114,27 @@ def join(room_id: str):
     """Take the guest seat if it is free (or get one's own seat back)."""
     if not ROOM_ID.fullmatch(room_id):
         return render_template("missing.html"), 404
+    target = url_for("pages.room", room_id=room_id)
     try:
         _found, seat, secret = _join(room_id)
     except RoomError:
-        return render_template("missing.html"), 404
-    if seat is None:
-        return render_template("full.html"), 403
-    target = url_for("pages.room", room_id=room_id)
+        return _unseated("missing.html", 404, target)
+    if seat is None:  # e.g. a late "Take the seat": someone else sat down meanwhile
+        return _unseated("full.html", 403, target)
     response = redirect(target, 303)
     if request.headers.get("HX-Request"):
         response = make_response("", 200, {"HX-Redirect": target})
     _set_seat_cookie(response, room_id, secret)
     return response
+
+
+def _unseated(page: str, status: int, target: str):
+    """A join that seated nobody: the page that says why. htmx would swap it into the
+    invitation (a page inside the page), so htmx is sent to the room's own address, which
+    shows that page whole."""
+    if request.headers.get("HX-Request"):
+        return "", status, {"HX-Redirect": target}
+    return render_template(page), status
 
 
 def _join(room_id: str):
@@ -162,13 +172,18 @@ def act(room_id: str, action: str):
         seq = int(request.form.get("seq", ""))
     except ValueError:
         return _refuse(found, "bad-seq", seat)
+    news = None
     try:
-        after = tables().act(room_id, seat, action, request.form, seq)
+        if action == DRAW_UNTIL:
+            after, drawn = tables().draw_until(room_id, seat, seq)
+            news = ngettext("You drew %(num)d tile.", "You drew %(num)d tiles.", drawn)
+        else:
+            after = tables().act(room_id, seat, action, request.form, seq)
     except RoomError as error:
         return _refuse(tables().get(room_id), error.code, seat)
     except IllegalMove as error:
         return _refuse(found, error.rule, seat)
-    return render_table(tables().view(after, seat), links(after))
+    return render_table(tables().view(after, seat), links(after), notice=news)
 
 
 def _acting_seat(room_id: str):

@@ -13,7 +13,9 @@ import threading
 
 from flask_babel import force_locale
 
-from ..room import COMPUTER, Room, RoomError, others
+from ..events import DRAW
+from ..game import IllegalMove, legal_actions
+from ..room import COMPUTER, DRAW_UNTIL, Room, RoomError, others
 from ..rooms import Rooms
 from ..rules import DEFAULT, Rules
 from ..tableview import table_view
@@ -62,13 +64,39 @@ class Tables:
         return room, seat, secret
 
     def act(self, room_id: str, seat: int, action: str, params, seq) -> Room:
-        """A seat's move or new-round answer; refusals raise RoomError or IllegalMove."""
+        """A seat's move (a press of "Draw until I can play" too) or new-round answer;
+        refusals raise RoomError or IllegalMove."""
+        if action == DRAW_UNTIL:
+            return self.draw_until(room_id, seat, seq)[0]
         with self._lock(room_id):
             present = self.hub.present(room_id)
             room = self.rooms.act(room_id, seat, action, params, present, seq)
             self._push(room, seat)
         self.nudge(room)
         return room
+
+    def draw_until(self, room_id: str, seat: int, seq) -> tuple[Room, int]:
+        """Draw for `seat` until a tile fits or the boneyard is empty; the room and how many
+        tiles were drawn.
+
+        Each tile is a draw of its own, stored and pushed before the next, like a press of
+        "Draw a tile". The lock is held from the first draw to the last, so nobody acts in
+        between (the pushes never wait on the network: web/outbox.py). The first draw is
+        refused like any draw (a tile fits, not this seat's turn, a stale `seq`) and then
+        nothing changes; a later one the room refuses (the other seat went away, the room
+        changed elsewhere) ends the press with the draws made so far.
+        """
+        with self._lock(room_id):
+            room, drawn = self._draw(room_id, seat, seq), 1
+            while must_draw(room, seat):
+                try:
+                    room = self._draw(room_id, seat, room.seq)
+                except (RoomError, IllegalMove):
+                    room = self.rooms.get(room_id) or room
+                    break
+                drawn += 1
+        self.nudge(room)
+        return room, drawn
 
     def set_level(self, room_id: str, level: str) -> Room:
         """Switch the computer's level; it decides anew if it is to move."""
@@ -142,6 +170,13 @@ class Tables:
         with self._guard:
             return self._locks.setdefault(room_id, threading.RLock())
 
+    def _draw(self, room_id: str, seat: int, seq) -> Room:
+        """One draw for `seat`, stored and pushed to the other seats (the caller holds the
+        lock)."""
+        room = self.rooms.act(room_id, seat, "draw", {}, self.hub.present(room_id), seq)
+        self._push(room, seat)
+        return room
+
     def _push(self, room: Room, skip: int, news: str | None = None) -> None:
         """Send every connected seat but `skip` its own table (the caller holds the lock);
         `news` names a notice to show with it."""
@@ -160,3 +195,8 @@ class Tables:
         """Let the computer move if it is due (after a restart, nothing else would)."""
         if self.computer is not None:
             self.computer.nudge(room)
+
+
+def must_draw(room: Room, seat: int) -> bool:
+    """True while drawing is all `seat` may do: its turn, no tile fits, tiles left to draw."""
+    return legal_actions(room.round, seat) == (DRAW,)

@@ -28,6 +28,7 @@ from test_friend_round import (
     play_round,
     take_turn,
 )
+from test_line_layout import BLOCK_OF_14, planned  # noqa: F401 (planned: a fixture)
 from test_matches import CARD, agree_to_next, fill_card, preset_rules, shown_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +44,7 @@ MISSING_ROOM = "/r/AAAAAAAAAAAAAAAAAAAAAA"
 CHOICE = f"{PLAYABLE}[aria-pressed]"
 # Everything a thumb has to hit on the pages scanned here.
 TARGETS = (
-    "[data-hand] [data-tile], [data-end], [data-action], [data-level], "
+    "[data-hand] [data-tile], [data-end], [data-action]:not([data-move]), [data-level], "
     "header.site a, header.site [aria-current]"
 )
 
@@ -316,4 +317,39 @@ def test_a_match_table_and_the_match_result(server, open_context, scan):
     for seat in seats:
         expect(seat.page.locator("[data-match-result]")).to_be_visible()
         scan(seat.page, f"match-result-{seat.name}")
+    scan.assert_clean()
+
+
+def test_the_move_list_opened_mid_round(server, open_context, scan):
+    """The round's story, opened: one entry per public move, draws and passes among them."""
+    host, invite = create_room(open_context(), server.url)
+    guest = join_room(open_context(), invite)
+    expect_both_connected(host, guest)
+    seats, rng = [host, guest], random.Random(3)
+    actions: set[str] = set()
+    for _turn in range(40):  # until the story holds a draw (the seed gives one early)
+        if over(seats) or "draw" in actions:
+            break
+        take_turn(seats, rng)
+        actions = set(
+            host.page.locator("[data-move]").evaluate_all(
+                "(moves) => moves.map((m) => m.getAttribute('data-action'))"
+            )
+        )
+    assert {"play", "draw"} <= actions, f"the round told only {actions}"
+    page = host.page
+    page.locator("#moves summary").click()
+    expect(page.locator("[data-move-list]")).to_be_visible()
+    expect(page.locator("[data-move]").first).to_be_visible()
+    scan(page, "move-list")
+    scan.assert_clean()
+
+
+def test_a_line_of_all_28_tiles_at_both_sizes(planned, open_context, scan):  # noqa: F811
+    room, _secret = planned.services.rooms.create("friend", rules=BLOCK_OF_14)
+    planned.services.rooms.join(room.id, None)
+    page = open_context().new_page()
+    page.goto(f"{planned.url}/test-only/all-28/{room.id}")
+    expect(page.locator("[data-chain] [data-tile]")).to_have_count(28)
+    scan(page, "line-of-28")
     scan.assert_clean()

@@ -101,16 +101,6 @@
     if (moves) moves.open = read("sessionStorage", MOVES) === "open";
   }
 
-  // Where the newest tile lies in a table's line, and which it is ("" for none): the same
-  // reading as table.js, so a table showing the same line again makes no sound.
-  function newestTile(table) {
-    var laid = table.querySelectorAll(".chain .laid");
-    var last = table.querySelector(".chain .laid.last");
-    if (!last) return "";
-    var at = Array.prototype.indexOf.call(laid, last);
-    return at + "/" + laid.length + " " + last.getAttribute("data-tile");
-  }
-
   // Another seat's note fades on its own; the same note in the next table goes on fading from
   // where it was (a tile chosen a second later must not bring it back, nor hide it at once).
   var noted = {}; // note -> when it was first shown (ms)
@@ -153,8 +143,9 @@
       var result = incoming.querySelector("[data-result]");
       if (result && !shown.querySelector("[data-result]")) result.classList.add("flourish");
     }
-    var newest = newestTile(incoming);
-    if (newest && newest !== newestTile(shown)) tock();
+    // table.js (whose listener runs first) marks a table "settled" when its newest tile is the
+    // one already shown: then no tile was laid, and there is nothing to hear.
+    if (incoming.querySelector(".chain .laid.last") && !incoming.classList.contains("settled")) tock();
   });
 
   document.addEventListener("htmx:oobAfterSwap", function (event) {

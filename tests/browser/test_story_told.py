@@ -104,6 +104,17 @@ def their_turn(history, seat: int) -> list:
     return moves
 
 
+def play_out(server, room_id: str, seats: list[Seat]):
+    """Take turns until the round ends, yielding the round as the server holds it after each."""
+    room = server.services.rooms
+    for _move in range(MAX_MOVES):
+        if room.get(room_id).round.turn is None:
+            return
+        take_turn(seats)
+        yield room.get(room_id).round
+    raise AssertionError("the round does not end")
+
+
 def check_table(seat: Seat, number: int, state) -> None:
     """Seat `number`'s page tells the round as the server holds it."""
     history = state.history
@@ -143,16 +154,10 @@ def test_the_other_players_turn_is_told_on_my_table(story_server, open_context):
         expect(seat.page.locator("[data-move-list]")).to_have_count(1)
         check_empty = seat.page.evaluate(STORY_JS)
         assert check_empty["moves"] == [] and check_empty["open"] is False, number
-    room = story_server.services.rooms
-    moves = 0
-    while room.get(room_id).round.turn is not None:
-        assert moves < MAX_MOVES, "the round does not end"
-        take_turn(seats)
-        moves += 1
-        state = room.get(room_id).round
+    for state in play_out(story_server, room_id, seats):
         for number, seat in enumerate(seats):
             check_table(seat, number, state)
-    history = room.get(room_id).round.history
+    history = story_server.services.rooms.get(room_id).round.history
     for number in (0, 1):
         done = {move.action for move in history if move.seat == number}
         assert done == {"play", "draw", "pass"}, f"seed {STORY_SEED}: seat {number} did {done}"
@@ -249,12 +254,7 @@ def test_nothing_sounds_or_moves_when_less_motion_is_asked_for(story_server, ope
     seats = [host, guest]
     for seat in seats:
         expect(seat.page.locator("[data-sound]")).to_be_hidden()
-    room = story_server.services.rooms
-    moves = 0
-    while room.get(room_id).round.turn is not None:
-        assert moves < MAX_MOVES, "the round does not end"
-        take_turn(seats)
-        moves += 1
+    for _state in play_out(story_server, room_id, seats):
         for seat in seats:
             notes = seat.page.evaluate(STORY_JS)["notes"]
             assert all(animation == "none" for _s, _t, animation, _h in notes), notes

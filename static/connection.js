@@ -65,10 +65,21 @@
     live.inert = false;
     live.setAttribute("data-connection", "live");
     say("data-text-back");
+  }
+
+  // Focus goes back where it was once that control can take it: the first table may hold it
+  // disabled (the other seat is not back yet), and a later one enables it. It waits only
+  // while focus is nowhere; a player who moved it elsewhere keeps their choice.
+  function refocus() {
+    if (!focused || waiting) return;
     var active = document.activeElement;
-    var again = focused ? document.getElementById(focused) : null;
-    focused = null;
-    if (again && (!active || active === document.body) && !again.disabled) {
+    if (active && active !== document.body) {
+      focused = null;
+      return;
+    }
+    var again = document.getElementById(focused);
+    if (again && !again.disabled) {
+      focused = null;
       again.focus({ preventScroll: true });
     }
   }
@@ -88,7 +99,9 @@
 
   // The first message on a new socket is the whole current table: live again.
   document.addEventListener("htmx:wsAfterMessage", function (event) {
-    if (waiting && event.target === wrapper()) back();
+    if (event.target !== wrapper()) return;
+    if (waiting) back();
+    refocus();
   });
 
   // Belt and braces: a request from the table (e.g. a key that clicks a tile) waits for the

@@ -102,7 +102,7 @@ SIXES = ("6-6 0-6 1-6 2-6 4-6 5-6 4-4", "0-0 0-1 0-2 0-3 0-4 0-5 1-1")
 def test_nothing_is_certain_in_the_middle_of_a_run_of_draws():
     state = play(round_of(*SIXES, boneyard="1-2 3-6"), "0: 6-6 left", "1: draw")
     assert state.turn == 1
-    assert deduce(seat_view(state, 0)).voids == frozenset()
+    assert deduce(seat_view(state, 0)).next.voids == frozenset()
 
 
 def test_after_drawing_and_laying_the_tile_that_fits_the_hand_lacks_the_ends():
@@ -114,18 +114,18 @@ def test_after_drawing_and_laying_the_tile_that_fits_the_hand_lacks_the_ends():
     )
     state = play(state, "1: 3-6 left")
     know = deduce(seat_view(state, 0))
-    assert know.voids == {6}
-    assert know.old_voids == {}
+    assert know.next.voids == {6}
+    assert know.next.old_voids == {}
     assert len(know.unseen) == 28 - 6 - 2
-    assert know.free_plays == ()
+    assert know.next.free_plays == ()
 
 
 def test_a_free_play_adds_no_void_but_is_remembered():
     state = play(round_of(*SIXES, boneyard="1-2 3-6"), "0: 6-6 left", "1: draw", "1: draw")
     state = play(state, "1: 3-6 left", "0: 5-6 right", "1: 0-3 left")
     know = deduce(seat_view(state, 0))
-    assert know.voids == {6}
-    assert [(str(t), left, right) for t, left, right in know.free_plays] == [("0-3", 3, 5)]
+    assert know.next.voids == {6}
+    assert [(str(t), left, right) for t, left, right in know.next.free_plays] == [("0-3", 3, 5)]
 
 
 def moves(*lines: str) -> list[PublicMove]:
@@ -163,7 +163,9 @@ def test_the_knowledge_holds_no_hidden_tile():
     state = position(5, 12)
     seat = state.turn
     know = deduce(seat_view(state, seat))
-    hidden = set(state.hands[1 - seat]) | set(state.boneyard)
+    other = know.next.seat
+    assert know.others == (know.next,) and other != seat
+    hidden = set(state.hands[other]) | set(state.boneyard)
     assert set(know.unseen) == hidden
-    assert know.other_count == len(state.hands[1 - seat])
+    assert know.next.count == len(state.hands[other])
     assert know.boneyard_count == len(state.boneyard)

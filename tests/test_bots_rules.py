@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_properties import RULES
 
 from domino import bots, game
-from domino.bots import search
+from domino.bots import search, worlds
 from domino.bots.knowledge import deduce
 from domino.bots.playout import kit
 from domino.events import DRAW, PASS, Play
@@ -115,8 +115,8 @@ def test_hard_samples_worlds_that_fit_everything_public(rules, deal, moves, seed
     assert len(boneyard) == know.boneyard_count
     for other, hand in zip(know.others, hands, strict=True):
         assert len(hand) == other.count
-    first, hand = know.others[0], hands[0]  # later seats may find their tiles taken
-    assert not any(k.tiles[t].has(n) for t in hand for n in first.voids)
+        assert not any(k.tiles[t].has(n) for t in hand for n in other.voids)
+        assert worlds.fits_old_voids(k, hand, other.old_voids)
 
 
 # -- the block game: a pass proves a void ---------------------------------------------
@@ -132,12 +132,12 @@ def test_in_the_block_game_a_pass_proves_a_void_that_lasts():
     assert game.legal_actions(state, 1) == (PASS,)
     state = play(state, "1: pass", "0: 1-2 right")
     know = deduce(seat_view(state, 0))
-    assert know.voids == {1}
-    assert know.old_voids == {}
+    assert know.next.voids == {1}
+    assert know.next.old_voids == {}
     assert len(know.unseen) == 28 - 5 - 2  # seat 1's seven and the fourteen sleeping tiles
     assert know.boneyard_count == 14
     state = play(state, "1: pass", "0: 2-2 right")
-    assert deduce(seat_view(state, 0)).voids == {1, 2}
+    assert deduce(seat_view(state, 0)).next.voids == {1, 2}
 
 
 def test_hard_never_gives_a_voided_number_to_the_other_hand_in_the_block_game():

@@ -1,8 +1,8 @@
-"""What a seat can work out from its view alone: unseen tiles and the other hands' voids."""
+"""What a seat can work out from its view alone: unseen tiles, and each other hand's voids."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..tiles import Tile
 from ..views import SeatView
@@ -15,6 +15,9 @@ class Other:
     `voids` are the numbers it certainly holds none of now; `old_voids` maps a number it
     lacked earlier to how many of its current tiles may have been drawn since (so at most
     that many can show it); `free_plays` are its plays made by choice, with the ends then.
+    `turns` is how many turns after this seat's it plays (1: next); `partner` is true for
+    this seat's partner. `strengths` maps each number it left open by choice to how often,
+    less the numbers it has since shown it lacks: numbers it likely holds more of.
     """
 
     seat: int
@@ -22,6 +25,9 @@ class Other:
     voids: frozenset[int]
     old_voids: dict[int, int]
     free_plays: tuple[tuple[Tile, int, int], ...] = ()
+    turns: int = 1
+    partner: bool = False
+    strengths: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +36,7 @@ class Knowledge:
 
     `unseen` are the tiles neither in this hand nor in the line: the other hands and the
     boneyard between them (in the block game, the sleeping tiles are unseen too).
-    `others` holds every other seat in turn order, the next to play first; the properties
-    below speak of that next seat (the only other one in a two-seat game).
+    `others` holds every other seat in turn order, the next to play first.
     """
 
     unseen: tuple[Tile, ...]
@@ -39,43 +44,42 @@ class Knowledge:
     others: tuple[Other, ...]
 
     @property
-    def other(self) -> int:
-        """The seat that plays next."""
-        return self.others[0].seat
+    def next(self) -> Other:
+        """The seat that plays next (the only other one in a two-seat game)."""
+        return self.others[0]
 
     @property
-    def other_count(self) -> int:
-        """How many tiles the next seat holds."""
-        return self.others[0].count
+    def partner(self) -> Other | None:
+        """This seat's partner, if it has one."""
+        return next((other for other in self.others if other.partner), None)
 
     @property
-    def voids(self) -> frozenset[int]:
-        """The numbers the next seat certainly lacks."""
-        return self.others[0].voids
+    def opponents(self) -> tuple[Other, ...]:
+        """Every other seat not on this seat's side, in turn order."""
+        return tuple(other for other in self.others if not other.partner)
 
-    @property
-    def old_voids(self) -> dict[int, int]:
-        """The next seat's earlier voids, weakened by draws since."""
-        return self.others[0].old_voids
-
-    @property
-    def free_plays(self) -> tuple[tuple[Tile, int, int], ...]:
-        """The next seat's plays made by choice."""
-        return self.others[0].free_plays
+    def of(self, seat: int) -> Other:
+        """What is known of `seat` (another seat than this one)."""
+        return next(other for other in self.others if other.seat == seat)
 
 
 def deduce(view: SeatView) -> Knowledge:
-    """Read the view's history for what each other seat must lack."""
-    seat, seats = view.seat, view.rules.seats
+    """Read the view's history for what each other seat must lack and has shown."""
+    seat, rules = view.seat, view.rules
+    seats, side = rules.seats, rules.side(view.seat)
     seen = set(view.hand)
     seen.update(laid.tile for laid in view.line)
-    unseen = tuple(t for t in view.rules.full_set() if t not in seen)
+    unseen = tuple(t for t in rules.full_set() if t not in seen)
     others = []
     for step in range(1, seats):
         other = (seat + step) % seats
         voids, old_voids = _voids(view.history, other)
         free = _free_plays(view.history, other)
-        others.append(Other(other, view.counts[other], voids, old_voids, free))
+        partner = rules.side(other) == side
+        strong = _strengths(view.history, other, voids) if partner else {}
+        others.append(
+            Other(other, view.counts[other], voids, old_voids, free, step, partner, strong)
+        )
     return Knowledge(unseen, view.boneyard_count, tuple(others))
 
 
@@ -89,6 +93,27 @@ def _free_plays(history, other: int) -> tuple[tuple[Tile, int, int], ...]:
             free.append((move.tile, move.left, move.right))
         drew = move.action == "draw"
     return tuple(free)
+
+
+def _strengths(history, other: int, voids: frozenset[int]) -> dict[int, int]:
+    """The numbers the other seat left open by choice, counted, less its voids now.
+
+    A play right after drawing was forced, and the opening tile may have been too (the
+    rules may name it), so neither counts. A seat that lays a tile by choice tends to leave
+    open a number it can follow.
+    """
+    strong: dict[int, int] = {}
+    drew = False
+    for move in history:
+        if move.seat != other:
+            continue
+        if move.action == "play" and not drew and move.left is not None:
+            held = move.left if move.end == "left" else move.right
+            number = move.tile.other_half(held)
+            if number not in voids:
+                strong[number] = strong.get(number, 0) + 1
+        drew = move.action == "draw"
+    return strong
 
 
 def _voids(history, other: int) -> tuple[frozenset[int], dict[int, int]]:

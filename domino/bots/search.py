@@ -1,12 +1,13 @@
 """`hard`: sample the hidden tiles consistently with the table, play each option out.
 
-For each sampled world (the other hands and a boneyard order, drawn only from tiles this
-seat has not seen and respecting the numbers each other seat is known to lack), every legal
-play is tried and the round is played to its end by a quick policy for every seat, under
-the view's rules (domino/bots/playout.py: drawing or not, scoring, blocked rounds, sides).
-The play with the best average net score for this seat's side wins (under goat scoring:
-the fewest penalty points against the others'). Fixed counts, not a clock, so a seed
-repeats a game.
+For each sampled world (domino/bots/worlds.py: the other hands and a boneyard order, drawn
+only from tiles this seat has not seen, every hand fitting the count, the voids and the
+earlier voids its seat has shown), every legal play is tried and the round is played to its
+end by a quick policy for every seat, under the view's rules (domino/bots/playout.py:
+drawing or not, scoring, blocked rounds, sides). The play with the best average net score
+for this seat's side wins: what the side writes against the other sides (a partner going
+out is this seat's win; under goat scoring: the fewest penalty points against the others').
+Fixed counts, not a clock, so a seed repeats a game.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..events import LEFT, Action, Play
 from ..views import SeatView
 from .knowledge import Knowledge, deduce
 from .playout import Kit, kit, playout, value
+from .worlds import sample
 
 PLAYOUTS = 2400  # playouts per decision, shared among the legal plays
 MIN_WORLDS = 24
@@ -64,37 +66,6 @@ def _likely_world(k: Kit, know: Knowledge, unseen: list[int], choices, rng: Rand
     return worlds[-1]
 
 
-def sample(k: Kit, know: Knowledge, rng: Random, unseen: list[int] | None = None, tries=20):
-    """Hidden hands for the other seats (in `know.others` order) and a boneyard order.
-
-    Each hand avoids the numbers its seat is known to lack and shows earlier voids at most
-    as often as later draws allow; what is left over is the boneyard (the sleeping tiles of
-    a block game), shuffled. `unseen` is `know.unseen` as tile numbers, if already known.
-    """
-    mask = k.mask
-    pool = [k.index[t] for t in know.unseen] if unseen is None else unseen
-    hands = []
-    for other in know.others:
-        void_mask = 0
-        for number in other.voids:
-            void_mask |= 1 << number
-        allowed = [t for t in pool if not mask[t] & void_mask]
-        barred = [t for t in pool if mask[t] & void_mask]
-        count = other.count
-        if len(allowed) < count:  # earlier seats took what this one may hold: ignore its voids
-            allowed, barred = allowed + barred, []
-        hand: list[int] = []
-        for _ in range(tries):
-            rng.shuffle(allowed)
-            hand = allowed[:count]
-            if _fits_old_voids(k, hand, other.old_voids):
-                break
-        hands.append(hand)
-        pool = allowed[count:] + barred
-    rng.shuffle(pool)
-    return hands, pool
-
-
 def _likelihood(k: Kit, hands: list[list[int]], choices) -> float:
     """How likely the other seats' past choices are with `hands`, if they shed heavy first.
 
@@ -110,16 +81,6 @@ def _likelihood(k: Kit, hands: list[list[int]], choices) -> float:
                 if mask[t] & ends and pips[t] > least:
                     weight *= HEAVIER_KEPT
     return weight
-
-
-def _fits_old_voids(k: Kit, hand: list[int], old: dict[int, int]) -> bool:
-    """At most `old[n]` tiles of the hand may show a number it lacked before."""
-    mask = k.mask
-    for number, most in old.items():
-        bit = 1 << number
-        if sum(1 for t in hand if mask[t] & bit) > most:
-            return False
-    return True
 
 
 def _try(k: Kit, view: SeatView, mine, others, boneyard, play: Play) -> int:

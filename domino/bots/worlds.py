@@ -1,0 +1,182 @@
+"""Hidden worlds for `hard`: the other hands and the boneyard, consistent with the table.
+
+A world gives every other seat exactly as many tiles as it holds, none showing a number it
+is known to lack, and a number it lacked earlier at most as often as its later draws allow;
+what is left is the boneyard (in the block game, the sleeping tiles), shuffled. Tiles are
+numbers of a `Kit` (domino/bots/playout.py).
+
+`sample` first deals seat by seat, each hand uniformly from the tiles it may hold. With
+several other seats, one hand may take what a later one needs; then `dealt` builds the world
+tile by tile instead, never placing a tile where the rest could no longer be dealt.
+"""
+
+from __future__ import annotations
+
+from random import Random
+
+from .knowledge import Knowledge
+from .playout import Kit
+
+TRIES = 20  # deals of one hand before it is built tile by tile instead
+
+
+def sample(k: Kit, know: Knowledge, rng: Random, unseen: list[int] | None = None, tries=TRIES):
+    """Hidden hands for the other seats (in `know.others` order) and a boneyard order.
+
+    `unseen` is `know.unseen` as tile numbers, if already known.
+    """
+    pool = [k.index[t] for t in know.unseen] if unseen is None else unseen
+    world = _by_seat(k, know, rng, pool, tries)
+    return world if world is not None else dealt(k, know, rng, pool)
+
+
+def void_masks(know: Knowledge) -> list[int]:
+    """Each other seat's voids as a bit mask of numbers."""
+    masks = []
+    for other in know.others:
+        mask = 0
+        for number in other.voids:
+            mask |= 1 << number
+        masks.append(mask)
+    return masks
+
+
+def _by_seat(k: Kit, know: Knowledge, rng: Random, pool: list[int], tries: int):
+    """Deal each hand uniformly from what its seat may hold, the most constrained first;
+    None if a hand cannot be dealt so (then `dealt` builds the world)."""
+    mask, others = k.mask, know.others
+    voids = void_masks(know)
+    order = range(len(others))
+    if len(others) > 1:
+        pairs = zip(others, voids, strict=True)
+        slack = [sum(1 for t in pool if not mask[t] & v) - o.count for o, v in pairs]
+        order = sorted(order, key=slack.__getitem__)
+    hands: list[list[int]] = [[] for _ in others]
+    for i in order:
+        void, count = voids[i], others[i].count
+        allowed = [t for t in pool if not mask[t] & void]
+        barred = [t for t in pool if mask[t] & void]
+        if len(allowed) < count:
+            return None
+        for _ in range(tries):
+            rng.shuffle(allowed)
+            hand = allowed[:count]
+            if fits_old_voids(k, hand, others[i].old_voids):
+                break
+        else:
+            return None
+        hands[i] = hand
+        pool = allowed[count:] + barred
+    rng.shuffle(pool)
+    return hands, pool
+
+
+def fits_old_voids(k: Kit, hand: list[int], old: dict[int, int]) -> bool:
+    """At most `old[n]` tiles of the hand may show a number it lacked before."""
+    mask = k.mask
+    for number, most in old.items():
+        bit = 1 << number
+        if sum(1 for t in hand if mask[t] & bit) > most:
+            return False
+    return True
+
+
+def dealt(k: Kit, know: Knowledge, rng: Random, pool: list[int]):
+    """A world built tile by tile: each tile goes to a random place with room (a hand in
+    proportion to its room, or the boneyard) where it breaks nothing and the tiles left can
+    still fill every hand (Hall's condition over the seats' void masks). Backtracks if an
+    earlier-void limit leaves no way on, so a table that arose in play always gets a world.
+    """
+    seats = len(know.others)
+    deal = _Deal(k, know, pool)
+    order = pool[:]
+    rng.shuffle(order)
+    if not deal.place(order, 0, rng):
+        raise ValueError("no world fits what the table has shown")
+    placed = list(zip(order, deal.where, strict=True))
+    hands = [[t for t, place in placed if place == i] for i in range(seats)]
+    boneyard = [t for t, place in placed if place == seats]
+    rng.shuffle(boneyard)
+    return hands, boneyard
+
+
+class _Deal:
+    """The state of `dealt`: room left in each place, earlier-void limits, tile kinds left."""
+
+    def __init__(self, k: Kit, know: Knowledge, pool: list[int]) -> None:
+        self.mask = k.mask
+        others = know.others
+        self.seats = len(others)
+        self.voids = void_masks(know)
+        self.room = [o.count for o in others]
+        self.room.append(len(pool) - sum(self.room))
+        self.limits = [dict(o.old_voids) for o in others]
+        # a tile's kind: the bits of the seats that may hold it (voids only)
+        self.kind = {t: self._kind(t) for t in pool}
+        self.left = [0] * (1 << self.seats)  # tiles not yet placed, by kind
+        for t in pool:
+            self.left[self.kind[t]] += 1
+        self.where: list[int] = []
+
+    def _kind(self, t: int) -> int:
+        return sum(1 << i for i, void in enumerate(self.voids) if not self.mask[t] & void)
+
+    def place(self, order: list[int], j: int, rng: Random) -> bool:
+        """Place `order[j:]`; True once all are placed."""
+        if j == len(order):
+            return True
+        t = order[j]
+        self.left[self.kind[t]] -= 1
+        options = [i for i in range(self.seats + 1) if self.room[i] and self._fits(t, i)]
+        while options:
+            i = _weighted(options, self.room, rng)
+            options.remove(i)
+            self._put(t, i, -1)
+            if self._fillable() and self.place(order, j + 1, rng):
+                return True
+            self._put(t, i, +1)
+        self.left[self.kind[t]] += 1
+        return False
+
+    def _fits(self, t: int, i: int) -> bool:
+        """True when place `i` may take tile `t`: the boneyard, or a hand without its voids
+        whose earlier-void limits have room."""
+        if i == self.seats:
+            return True
+        m = self.mask[t]
+        if m & self.voids[i]:
+            return False
+        return all(most > 0 for n, most in self.limits[i].items() if m >> n & 1)
+
+    def _put(self, t: int, i: int, change: int) -> None:
+        """Take (`change` -1) or give back (+1) a place's room for tile `t`."""
+        self.room[i] += change
+        if change < 0:
+            self.where.append(i)
+        else:
+            self.where.pop()
+        if i < self.seats:
+            limits, m = self.limits[i], self.mask[t]
+            for n in limits:
+                if m >> n & 1:
+                    limits[n] += change
+
+    def _fillable(self) -> bool:
+        """Hall's condition: every group of seats can still fill its room from the tiles
+        left that one of them may hold."""
+        room, left = self.room, self.left
+        for group in range(1, 1 << self.seats):
+            need = sum(room[i] for i in range(self.seats) if group >> i & 1)
+            if need and sum(n for kind, n in enumerate(left) if kind & group) < need:
+                return False
+        return True
+
+
+def _weighted(options: list[int], room: list[int], rng: Random) -> int:
+    """One of `options`, in proportion to its room."""
+    pick = rng.random() * sum(room[i] for i in options)
+    for i in options:
+        pick -= room[i]
+        if pick < 0:
+            return i
+    return options[-1]

@@ -10,6 +10,7 @@ DEFAULT_BOT_DELAY_MS = 700
 # A socket whose peer misses a ping is let go at the next one: a peer that vanished (no close
 # frame, e.g. its network was lost) is seen gone, and shown "away", 2 to 4 s later.
 DEFAULT_PING_SECONDS = 2
+DEFAULT_AWAY_SECONDS = 120  # a seat away this long may be handed to the computer
 
 
 def create_app(config=None):
@@ -25,6 +26,7 @@ def create_app(config=None):
         PROXIES=int(os.environ.get("DOMINO_PROXIES", "0")),
         PING_SECONDS=float(os.environ.get("DOMINO_PING_SECONDS", DEFAULT_PING_SECONDS)),
         BOT_PROCESSES=int(os.environ.get("DOMINO_BOT_PROCESSES", "1")),
+        AWAY_SECONDS=float(os.environ.get("DOMINO_AWAY_SECONDS", DEFAULT_AWAY_SECONDS)),
     )
     if config:
         app.config.update(config)

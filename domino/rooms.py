@@ -21,6 +21,7 @@ from .room import (
     fold,
     level_event,
     move_events,
+    name_event,
     rules_event,
     secret_hash,
 )
@@ -28,8 +29,16 @@ from .rules import DEFAULT, Rules
 from .store import Conflict, Store
 
 IDLE_SECONDS = 7 * 24 * 3600
-# Who sat where, as a round record names them (SPEC §7.1).
-RECORD_NAMES = {"friend": ("player 1", "player 2"), "computer": ("player", "computer")}
+
+
+def record_names(room: Room) -> tuple[str, ...]:
+    """Who sat where, as a round record names them (SPEC §7.1): "computer" on the seats the
+    computer played at the end, "player" for a computer room's person, else "player k"."""
+    people = ("player",) * room.rules.seats if room.kind == "computer" else None
+    return tuple(
+        "computer" if bot else (people[seat] if people else f"player {seat + 1}")
+        for seat, bot in enumerate(room.bots)
+    )
 
 
 def new_secret() -> str:
@@ -83,28 +92,29 @@ class Rooms:
     def create(
         self, kind: str = "friend", level: str = "medium", rules: Rules = DEFAULT
     ) -> tuple[Room, str]:
-        """A new room: its rules, its creator in seat 0 and the first deal; returns the secret."""
+        """A new room: its rules, its creator in seat 0 (in a computer room, the computer on
+        every other seat, at `level`) and the first deal; returns the creator's secret."""
         room_id, secret = new_room_id(), new_secret()
         events = [rules_event(rules), ("seat", {"seat": 0, "hash": secret_hash(secret)})]
         if kind == "computer":
-            events.append(level_event(level))
+            events += [level_event(seat, level) for seat in range(1, rules.seats)]
         events.append(deal_event(rules, self.rng))
         self.store.create_room(room_id, kind, events)
         return self.get(room_id), secret
 
     def join(self, room_id: str, secret: str | None) -> tuple[Room, int | None, str | None]:
-        """Seat a browser: its own seat back, else the free guest seat, else none.
+        """Seat a browser: its own seat back, else the first free seat, else none.
 
-        A guest taking the seat gets a fresh deal: what the creator saw while waiting (and
-        could deal again at will) was only a preview.
+        The seat that makes the table full gets a fresh deal: what was dealt while seats were
+        free (and could be dealt again at will) was only a preview.
         """
         room = self.require(room_id)
         seat = room.seat_of(secret)
         if seat is not None or room.full:
             return room, seat, secret
-        secret, seat = new_secret(), room.seats.index(None)
+        secret, seat = new_secret(), room.free[0]
         seated = ("seat", {"seat": seat, "hash": secret_hash(secret)})
-        room = self._commit(room, [seated, deal_event(room.rules, self.rng)])
+        room = self._commit(room, [seated, *self._fresh_if_full(room, seated)])
         return room, seat, secret
 
     def act(self, room_id: str, seat: int, action: str, params: dict, present, seq) -> Room:
@@ -114,14 +124,52 @@ class Rooms:
             raise RoomError("stale")
         return self._commit(room, decide(room, seat, action, params, present, self.rng))
 
-    def set_level(self, room_id: str, level: str) -> Room:
-        """Switch the computer's level; hands and line stay as they are."""
+    def set_level(self, room_id: str, level: str, seat: int | None = None) -> Room:
+        """Switch the level of a seat the computer plays (by default, every such seat that
+        nobody holds); hands and line stay as they are."""
         room = self.require(room_id)
-        if room.kind != "computer":
+        unheld = [s for s, (held, bot) in enumerate(room.taken) if bot and not held]
+        seats = [seat] if seat is not None else unheld
+        if not seats or any(room.bots[s] is None for s in seats):
             raise RoomError("not-computer")
-        if room.level == level:
+        events = [level_event(s, level) for s in seats if room.bots[s] != level]
+        return self._commit(room, events) if events else room
+
+    def give(self, room_id: str, seat: int, level: str) -> Room:
+        """Give a free seat to the computer, at `level`; the table, if now full, is dealt."""
+        room = self.require(room_id)
+        if seat not in room.free:
+            raise RoomError("seat-taken")
+        given = level_event(seat, level)
+        return self._commit(room, [given, *self._fresh_if_full(room, given)])
+
+    def hand_over(self, room_id: str, seat: int, level: str) -> Room:
+        """Let the computer play a held seat whose player is away (the caller checks how
+        long), at `level`."""
+        room = self.require(room_id)
+        if seat not in room.humans:
+            raise RoomError("not-away")
+        return self._commit(room, [level_event(seat, level)])
+
+    def take_back(self, room_id: str, seat: int) -> Room:
+        """The seat's player plays it again."""
+        room = self.require(room_id)
+        if not room.handed(seat):
+            raise RoomError("not-handed")
+        return self._commit(room, [("back", {"seat": seat})])
+
+    def name(self, room_id: str, seat: int, name: str) -> Room:
+        """Set a seat's display name ("" for none)."""
+        room = self.require(room_id)
+        event = name_event(seat, name)
+        if room.names[seat] == event[1]["name"]:
             return room
-        return self._commit(room, [level_event(level)])
+        return self._commit(room, [event])
+
+    def _fresh_if_full(self, room: Room, event) -> list:
+        """A fresh deal if `event` fills the last free seat, else nothing."""
+        after = apply(room, *event, room.seq + 1)
+        return [deal_event(room.rules, self.rng)] if after.full and not room.full else []
 
     def commit_as(self, room: Room, seat: int, action) -> Room:
         """Carry out an action chosen for `seat` by the computer in `room` as it stands."""
@@ -166,7 +214,7 @@ def record_text(before: Room, after: Room) -> str:
     match = None
     if after.match is not None:
         match = match_to_dict(after.matches, before.match, after.match)
-    return dumps(to_record(after.round, RECORD_NAMES[after.kind], match))
+    return dumps(to_record(after.round, record_names(after), match))
 
 
 def fold_finishing(room: Room, events) -> tuple[Room, list[tuple[int, str]]]:

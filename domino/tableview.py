@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .match import Match
 from .room import Room
 from .rules import DEFAULT, Rules
 from .views import SeatView, seat_view
+
+
+@dataclass(frozen=True, slots=True)
+class Company:
+    """Another seat as this seat's table shows it.
+
+    `computer` is the level the computer plays it at (None: a person plays it, or nobody yet);
+    `held` says a person holds it (so a seat with both was handed to the computer while its
+    player was away); `away_long` says its player has been away long enough to hand it over.
+    """
+
+    seat: int
+    count: int
+    connected: bool
+    partner: bool
+    computer: str | None
+    held: bool
+    name: str
+    away_long: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,10 +48,13 @@ class TableView:
     rules: Rules = DEFAULT
     match: Match | None = None
     matches: int = 0
+    company: tuple[Company, ...] = ()
+    name: str = ""
+    handed: bool = False  # the computer plays this seat until its player's turn comes again
 
     @property
     def waiting(self) -> bool:
-        """True when play is held up because the other seat is missing."""
+        """True when play is held up because another seat is missing."""
         return not (self.guest_joined and self.opponent_connected) and not self.game.over
 
     @property
@@ -44,14 +67,24 @@ class TableView:
         """Every seat of the table but this one, in seat order."""
         return tuple(seat for seat in range(self.rules.seats) if seat != self.seat)
 
+    @property
+    def people(self) -> int:
+        """How many people hold seats at this table, this one included."""
+        return 1 + sum(1 for other in self.company if other.held)
 
-def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = True) -> TableView:
-    """What `seat` sees of `room`; `live` is False until the page's own socket is open."""
+
+def table_view(
+    room: Room, seat: int, present: Collection[int], live: bool = True, away_long=()
+) -> TableView:
+    """What `seat` sees of `room`; `present` holds the seats with a live socket, `away_long`
+    those away long enough to be handed to the computer; `live` is False until the page's
+    own socket is open."""
     view = seat_view(room.round, seat)
     request = None
     if room.request is not None:
-        request = "mine" if room.request == seat else "theirs"
-    connected = room.kind == "computer" or (room.full and opponent_connected)
+        request = "mine" if seat in room.agreed else "theirs"
+    company = tuple(_company(room, view, s, present, away_long) for s in _others(room, seat))
+    connected = room.full and all(other.connected for other in company)
     return TableView(
         room=room.id,
         kind=room.kind,
@@ -62,9 +95,32 @@ def table_view(room: Room, seat: int, opponent_connected: bool, live: bool = Tru
         opponent_connected=connected,
         request=request,
         live=live,
-        active=connected and live and view.my_turn,
+        active=connected and live and view.my_turn and not room.handed(seat),
         level=room.level,
         rules=room.rules,
         match=room.match,
         matches=room.matches,
+        company=company,
+        name=room.names[seat],
+        handed=room.handed(seat),
+    )
+
+
+def _others(room: Room, seat: int) -> list[int]:
+    """The other seats, in turn order from this one."""
+    seats = room.rules.seats
+    return [(seat + step) % seats for step in range(1, seats)]
+
+
+def _company(room: Room, view: SeatView, other: int, present, away_long) -> Company:
+    held, bot = room.seats[other] is not None, room.bots[other]
+    return Company(
+        seat=other,
+        count=view.counts[other],
+        connected=bot is not None or (held and other in present),
+        partner=room.rules.teams and room.rules.side(other) == room.rules.side(view.seat),
+        computer=bot,
+        held=held,
+        name=room.names[other],
+        away_long=held and bot is None and other in away_long,
     )

@@ -52,6 +52,7 @@ class LiveServer:
     def stop(self) -> None:
         self._server.shutdown()
         self._thread.join(timeout=5)
+        self.services.close()  # its timers, before the store they read
         self.services.rooms.store.close()
 
 

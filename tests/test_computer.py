@@ -41,7 +41,7 @@ from webkit import (
 
 from domino import game
 from domino.events import DRAW, Play
-from domino.room import COMPUTER, MOVES, fold
+from domino.room import MOVES, fold
 from domino.rules import DEFAULT
 from domino.tiles import Laid, Tile
 from domino.views import SeatView, seat_view
@@ -49,6 +49,7 @@ from domino.web.computer import Computer
 from domino.web.messages import refusal
 
 PLAYER = 0
+COMPUTER = 1  # the computer's seat in a two-seat computer room
 WAIT = 15.0  # seconds a computer move may take at most (the hard level included)
 
 
@@ -208,7 +209,8 @@ def test_play_the_computer_creates_a_computer_room(app, level):
     assert room.rounds == 1
     kinds = [kind for _seq, kind, _data in player.log]
     assert kinds[:4] == ["rules", "seat", "level", "deal"]
-    assert player.log[0][2] == DEFAULT.to_json() and player.log[2][2] == {"level": expected}
+    assert player.log[0][2] == DEFAULT.to_json()
+    assert player.log[2][2] == {"seat": COMPUTER, "level": expected}
 
     doc = page(player.open())
     select = doc.one("data-level")
@@ -431,7 +433,8 @@ def test_switching_the_level_mid_round_keeps_the_table(app, recorded):
             before_room.seats,
         )
         assert player.log[: len(log)] == log
-        assert player.log[len(log) :] == [(before_room.seq + 1, "level", {"level": level})]
+        switched = {"seat": COMPUTER, "level": level}
+        assert player.log[len(log) :] == [(before_room.seq + 1, "level", switched)]
         assert len(player.ws.frames) == frames  # the computer did not move: it is not its turn
 
         doc = page(response)
@@ -482,7 +485,7 @@ def test_switching_the_level_while_the_computer_thinks(tmp_path, recorded):
 
     new = [(kind, data) for _seq, kind, data in player.log[logged:]]
     assert new[0][0] == "play" and new[0][1]["seat"] == PLAYER
-    assert new[1] == ("level", {"level": "hard"})
+    assert new[1] == ("level", {"seat": COMPUTER, "level": "hard"})
     computer = [data for kind, data in new[2:]]
     assert computer and all(data["seat"] == COMPUTER for data in computer)
     # one decision, except that a draw keeps the turn

@@ -37,7 +37,7 @@ def test_rendering_a_table_makes_no_reference_cycles(tmp_path):
     host.create_room()
     Table(app, host.room).join()
     room = app.extensions["domino"].rooms.get(host.room)
-    view = table_view(room, room.round.turn, True)
+    view = table_view(room, room.round.turn, {0, 1})
     both_ends = [tile for tile, choice in choices(view).items() if choice.direct is None]
     with app.test_request_context(f"/r/{host.room}"):
         where = links(room)
@@ -74,11 +74,11 @@ def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
     seen = set()
     with app.test_request_context("/", base_url="https://example.org/sub/"):
         adapter = app.url_map.bind("example.org", script_name="/sub")
-        views = [table_view(rooms.get(alone.id), 0, False)]
-        views.append(table_view(rooms.get(computer.id), 0, True))
+        views = [table_view(rooms.get(alone.id), 0, {0})]
+        views.append(table_view(rooms.get(computer.id), 0, {0}))
         for _turn in range(200):
             room = rooms.get(host.room)
-            views += [table_view(room, seat, True) for seat in (0, 1)]
+            views += [table_view(room, seat, {0, 1}) for seat in (0, 1)]
             if room.round.over:
                 break
             seat = room.round.turn
@@ -90,7 +90,7 @@ def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
             )
             rooms.act(host.room, seat, name, params, frozenset({0, 1}), room.seq)
         room = rooms.act(host.room, 0, "new-round", {}, frozenset({0, 1}), room.seq)
-        views.append(table_view(room, 1, True))  # asked: accept or decline
+        views.append(table_view(room, 1, {0, 1}))  # asked: accept or decline
         for view in views:
             where = links(rooms.get(view.room))
             pages = [render_table(view, where)]

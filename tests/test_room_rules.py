@@ -66,12 +66,15 @@ def test_the_rules_are_the_rooms_first_event(rooms, name):
     assert len(room.round.boneyard) == 28 - 2 * PRESETS[name].hand_size
 
 
-def test_rooms_seat_two_and_play_double_six_for_now(rooms):
-    for rules in (PRESETS["three"], PRESETS["pairs"], Rules(max_pip=9, hand_size=7)):
-        with pytest.raises(RoomError) as refused:
-            rooms.create("friend", "medium", rules)
-        assert refused.value.code == "bad-rules"
+def test_rooms_seat_two_to_four_and_play_double_six(rooms):
+    with pytest.raises(RoomError) as refused:
+        rooms.create("friend", "medium", Rules(max_pip=9, hand_size=7))
+    assert refused.value.code == "bad-rules"
     assert rooms.store.db["rooms"].count == 0
+    for name, seats in (("three", 3), ("pairs", 4)):
+        room, _secret = rooms.create("friend", "medium", PRESETS[name])
+        assert room.seats[1:] == (None,) * (seats - 1) and room.free == tuple(range(1, seats))
+        assert len(room.round.hands) == seats and not room.full
 
 
 def test_a_room_without_a_rules_event_plays_the_default_game():

@@ -331,6 +331,7 @@ def test_a_new_instance_folder_and_database_are_private(instance, open_umask):
     app = create_app({"TESTING": True, "SECRET_KEY": "x"})
     written(app)
     assert_private(instance)
+    app.extensions["domino"].close()
     app.extensions["domino"].rooms.store.close()
 
 
@@ -348,6 +349,7 @@ def test_an_existing_open_folder_and_database_are_made_private(instance, open_um
     written(app)
     assert_private(instance)
     other.close()
+    app.extensions["domino"].close()
     app.extensions["domino"].rooms.store.close()
 
 

@@ -21,7 +21,6 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from .. import bots
-from ..room import COMPUTER
 from ..views import seat_view
 
 log = logging.getLogger(__name__)
@@ -81,7 +80,7 @@ def _alive(pid: int) -> bool:
 
 
 class Computer:
-    """The computer's seat of every computer room of one app."""
+    """The seats the computer plays, in every room of one app."""
 
     def __init__(self, app, tables, delay_ms: int, processes: int, rng) -> None:
         self.app = app
@@ -93,7 +92,8 @@ class Computer:
         self._idle = threading.Condition()
 
     def nudge(self, room) -> None:
-        """If the computer is to move in `room`, decide (once per position) and move."""
+        """If a seat the computer plays is to move in `room`, decide (once per position) and
+        move."""
         if room is None or room.round is None or not room.computer_to_move:
             return
         key = (room.id, room.seq)
@@ -101,8 +101,9 @@ class Computer:
             if key in self._pending:
                 return
             self._pending.add(key)
-        view = seat_view(room.round, COMPUTER)
-        job = (key, room.level or "medium", view, self.rng.getrandbits(64), time.monotonic())
+        seat = room.round.turn
+        view = seat_view(room.round, seat)
+        job = (key, room.bots[seat], view, self.rng.getrandbits(64), time.monotonic())
         threading.Thread(target=self._move, args=job, daemon=True).start()
 
     def start(self) -> None:

@@ -79,6 +79,22 @@ class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._rooms: dict[str, dict[int, Connection]] = {}
+        self._left: dict[tuple[str, int], float] = {}  # when a seat's last socket went
+
+    def away_for(self, room: str, seat: int) -> float:
+        """Seconds since the seat had a live socket (0 while it has one); a seat never seen
+        live by this process counts from the first time it is asked about."""
+        if seat in self._rooms.get(room, ()):
+            return 0.0
+        now = time.monotonic()
+        with self._lock:
+            return now - self._left.setdefault((room, seat), now)
+
+    def forget(self, room: str) -> None:
+        """Drop what is known of a deleted room's departures."""
+        with self._lock:
+            for key in [key for key in self._left if key[0] == room]:
+                del self._left[key]
 
     def attach(self, room: str, seat: int, conn: Connection) -> Connection | None:
         """Make `conn` the seat's live connection; return the one it replaces."""
@@ -88,6 +104,7 @@ class Hub:
             if current is not None and tab_time(conn.tab) < tab_time(current.tab):
                 raise Superseded(conn.tab)
             seats[seat] = conn
+            self._left.pop((room, seat), None)
             return current if current is not None and current is not conn else None
 
     def detach(self, room: str, seat: int, conn: Connection) -> bool:
@@ -97,6 +114,7 @@ class Hub:
             if seats is None or seats.get(seat) is not conn:
                 return False
             del seats[seat]
+            self._left[(room, seat)] = time.monotonic()
             if not seats:
                 del self._rooms[room]
             return True

@@ -8,8 +8,9 @@ Configured by
   client address;
 - ``RATELIMIT_JOIN``: taking a seat from an invitation, per client address (the joiner has no
   seat yet);
-- ``RATELIMIT_ACT``: moves, new-round answers and level switches, together, per seat (a
-  press of "Draw until I can play" is one request, however many tiles it draws);
+- ``RATELIMIT_ACT``: moves, new-round answers, level switches, seats given or handed to the
+  computer and display names, together, per seat (a press of "Draw until I can play" is one
+  request, however many tiles it draws);
 - ``RATELIMIT_RECORD``: round-record downloads, per seat.
 
 A seat is known by its cookie, so players behind one NAT, school or mobile carrier each keep
@@ -77,7 +78,11 @@ def _seat_key() -> str | None:
 LIMITED = {
     "create": ("RATELIMIT_CREATE", client_address, ("pages.create_room", "pages.play_computer")),
     "join": ("RATELIMIT_JOIN", client_address, (JOIN,)),
-    "act": ("RATELIMIT_ACT", seat_key, ("pages.act", "pages.level")),
+    "act": (
+        "RATELIMIT_ACT",
+        seat_key,
+        ("pages.act", "pages.level", "seating.computer", "seating.name"),
+    ),
     "record": ("RATELIMIT_RECORD", seat_key, ("pages.record",)),
 }
 DEFAULTS = {

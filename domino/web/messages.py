@@ -37,8 +37,15 @@ REFUSALS = {
     "unknown-action": N_("That is not something you can do here."),
     "no-room": N_("This room does not exist or has expired."),
     "bad-level": N_("Choose easy, medium or hard."),
-    "not-computer": N_("Only a table against the computer has a level."),
-    "bad-rules": N_("Tables for more than two players are not open yet: choose two players."),
+    "not-computer": N_("Only a seat the computer plays has a level."),
+    "bad-rules": N_("These rules cannot be played at a table here."),
+    "computer-plays": N_("The computer plays your seat for now: it is yours again at your turn."),
+    "not-creator": N_("Only the player who set up the table can give a seat to the computer."),
+    "seat-taken": N_("That seat is already taken."),
+    "bad-seat": N_("There is no such seat at this table."),
+    "not-away": N_("That player has not been away long enough to hand their seat over."),
+    "not-handed": N_("The computer does not play that seat."),
+    "bad-name": N_("A name is one line of at most 20 characters."),
     # the connection
     "not-seated": N_("You do not have a seat at this table."),
     "not-connected": N_("Your connection to the table is not open yet. Try again in a moment."),
@@ -57,6 +64,9 @@ STATUSES = {
     "unknown-action": 400,
     "not-computer": 400,
     "bad-rules": 400,
+    "bad-seat": 400,
+    "bad-name": 400,
+    "not-creator": 403,
     "not-seated": 403,
     "no-room": 404,
 }
@@ -77,6 +87,12 @@ NOTICES = {
         "Your friend has taken their seat, so the tiles were dealt afresh: "
         "the hand you had while waiting was only a preview."
     ),
+    "all-seated": N_(
+        "Every seat is taken, so the tiles were dealt afresh: "
+        "the hand you had while waiting was only a preview."
+    ),
+    "handed-over": N_("A player who was away is played by the computer until they are back."),
+    "taken-back": N_("A player is back and plays their own seat again."),
 }
 
 

@@ -100,7 +100,9 @@ def room(room_id: str):
     if seat is None:
         if found.full:
             return render_template("full.html"), 403
-        return render_template("join.html", room_id=room_id, rules=found.rules)
+        return render_template(
+            "join.html", room_id=room_id, rules=found.rules, free=len(found.free)
+        )
     if request.headers.get("HX-Request"):
         return render_table(tables().view(found, seat), links(found), selected=_selected())
     tables().nudge(found)  # e.g. after a restart
@@ -149,14 +151,15 @@ def _join(room_id: str):
 
 @bp.post("/r/<room_id>/level")
 def level(room_id: str):
-    """Switch the computer's level at any moment; hands and line stay."""
-    _found, seat, refused = _acting_seat(room_id)
+    """Switch the level of the computer's seats (or of the form's `seat`) at any moment;
+    hands and line stay."""
+    found, seat, refused = acting_seat(room_id)
     if refused is not None:
         return refused
     try:
-        after = tables().set_level(room_id, request.form.get("level", ""))
+        after = tables().set_level(room_id, seat, request.form.get("level", ""), form_seat(found))
     except RoomError as error:
-        return _refuse(tables().get(room_id), error.code, seat)
+        return refuse(tables().get(room_id), error.code, seat)
     return render_table(tables().view(after, seat), links(after))
 
 
@@ -165,13 +168,13 @@ def act(room_id: str, action: str):
     """A seat's move or new-round answer: refused with a clear message, or done and pushed."""
     if action not in ROOM_ACTIONS:
         abort(404)
-    found, seat, refused = _acting_seat(room_id)
+    found, seat, refused = acting_seat(room_id)
     if refused is not None:
         return refused
     try:
         seq = int(request.form.get("seq", ""))
     except ValueError:
-        return _refuse(found, "bad-seq", seat)
+        return refuse(found, "bad-seq", seat)
     news = None
     try:
         if action == DRAW_UNTIL:
@@ -180,25 +183,25 @@ def act(room_id: str, action: str):
         else:
             after = tables().act(room_id, seat, action, request.form, seq)
     except RoomError as error:
-        return _refuse(tables().get(room_id), error.code, seat)
+        return refuse(tables().get(room_id), error.code, seat)
     except IllegalMove as error:
-        return _refuse(found, error.rule, seat)
+        return refuse(found, error.rule, seat)
     return render_table(tables().view(after, seat), links(after), notice=news)
 
 
-def _acting_seat(room_id: str):
+def acting_seat(room_id: str):
     """The room and seat of a browser acting from its live tab, or a refusal to send back."""
     found, seat = seated(room_id)
     if found is None:
         return None, None, (render_template("missing.html"), 404)
     if seat is None:
-        return found, None, _refuse(None, "not-seated")
+        return found, None, refuse(None, "not-seated")
     hub = tables().hub
     tab = request.headers.get("X-Tab") or request.form.get("tab")
     if not hub.is_live(room_id, seat, tab):
         if hub.live(room_id, seat) is not None:
             return found, seat, (render_superseded(refusal("superseded")), 409)
-        return found, seat, _refuse(found, "not-connected", seat)
+        return found, seat, refuse(found, "not-connected", seat)
     return found, seat, None
 
 
@@ -229,6 +232,16 @@ def seated(room_id: str):
     return found, found.seat_of(request.cookies.get(COOKIE))
 
 
+def form_seat(room) -> int | None:
+    """The seat a form names (None if it names none); RoomError("bad-seat") if no such seat."""
+    text = request.form.get("seat")
+    if text is None:
+        return None
+    if not text.isdigit() or int(text) >= room.rules.seats:
+        raise RoomError("bad-seat")
+    return int(text)
+
+
 def _selected() -> Tile | None:
     try:
         return Tile.parse(request.args.get("select", ""))
@@ -236,7 +249,7 @@ def _selected() -> Tile | None:
         return None
 
 
-def _refuse(found, code: str, seat: int | None = None):
+def refuse(found, code: str, seat: int | None = None):
     """A refusal: the message, and the seat's current table so the page is right again."""
     message, status = refusal(code), status_of(code)
     if found is None or seat is None:

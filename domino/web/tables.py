@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Iterable
 
 from flask_babel import force_locale
 
 from ..events import DRAW
 from ..game import IllegalMove, legal_actions
-from ..room import COMPUTER, DRAW_UNTIL, Room, RoomError, others
+from ..room import DRAW_UNTIL, Room, RoomError
 from ..rooms import Rooms
 from ..rules import DEFAULT, Rules
 from ..tableview import table_view
@@ -34,6 +35,7 @@ class Tables:
         self.computer = None  # set by init_app: it plays through `computer_moves`
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
+        self._timers: dict[tuple[str, int], threading.Timer] = {}  # away timers, by (room, seat)
 
     # -- reading (no lock: a room is a frozen value)
 
@@ -43,8 +45,12 @@ class Tables:
 
     def view(self, room: Room, seat: int, live: bool = True):
         """What `seat` sees of `room` now, its company's presence included."""
-        here = self.hub.present(room.id)
-        return table_view(room, seat, all(s in here for s in others(room, seat)), live)
+        return table_view(room, seat, self.hub.present(room.id), live, self.away_long(room))
+
+    def away_long(self, room: Room) -> frozenset[int]:
+        """The seats whose players have been away long enough to hand them to the computer."""
+        wait = self.app.config["AWAY_SECONDS"]
+        return frozenset(s for s in room.humans if self.hub.away_for(room.id, s) >= wait)
 
     # -- changing
 
@@ -59,8 +65,9 @@ class Tables:
         with self._lock(room_id):
             before = self.rooms.require(room_id)
             room, seat, secret = self.rooms.join(room_id, secret)
-            if room.seq != before.seq:  # a guest took the seat: the round was dealt afresh
-                self._push(room, seat, "dealt-afresh")
+            if room.seq != before.seq:  # a seat was taken; the last one deals afresh
+                self._push(room, seat, dealt_afresh(before, room))
+        self.nudge(room)
         return room, seat, secret
 
     def act(self, room_id: str, seat: int, action: str, params, seq) -> Room:
@@ -98,21 +105,62 @@ class Tables:
         self.nudge(room)
         return room, drawn
 
-    def set_level(self, room_id: str, level: str) -> Room:
-        """Switch the computer's level; it decides anew if it is to move."""
+    def set_level(self, room_id: str, by: int, level: str, seat: int | None = None) -> Room:
+        """Seat `by` switches the level of a seat the computer plays (by default every seat
+        it plays that nobody holds); it decides anew if it is to move."""
         with self._lock(room_id):
-            room = self.rooms.set_level(room_id, level)
+            before = self.rooms.require(room_id)
+            room = self.rooms.set_level(room_id, level, seat)
+            if room.seq != before.seq:
+                self._push(room, by)
         self.nudge(room)
         return room
 
+    def give(self, room_id: str, by: int, seat: int, level: str) -> Room:
+        """The creator (seat 0) gives a free seat to the computer; if that fills the table,
+        it is dealt afresh."""
+        if by != 0:
+            raise RoomError("not-creator")
+        with self._lock(room_id):
+            before = self.rooms.require(room_id)
+            room = self.rooms.give(room_id, seat, level)
+            self._push(room, by, dealt_afresh(before, room))
+        self.nudge(room)
+        return room
+
+    def hand_over(self, room_id: str, by: int, seat: int, level: str) -> Room:
+        """A player at the table lets the computer play a seat whose player has been away for
+        AWAY_SECONDS; everyone is told. Its player takes it back on return (`nudge`)."""
+        with self._lock(room_id):
+            room = self.rooms.require(room_id)
+            if by not in room.humans or by not in self.hub.present(room_id):
+                raise RoomError("not-seated")
+            if seat == by or seat not in self.away_long(room):
+                raise RoomError("not-away")
+            room = self.rooms.hand_over(room_id, seat, level)
+            self._push(room, by, "handed-over")
+        self.nudge(room)
+        return room
+
+    def name(self, room_id: str, seat: int, name: str) -> Room:
+        """Set a seat's display name; the others see it at once."""
+        with self._lock(room_id):
+            before = self.rooms.require(room_id)
+            room = self.rooms.name(room_id, seat, name)
+            if room.seq != before.seq:
+                self._push(room, seat)
+        return room
+
     def computer_moves(self, room_id: str, seq: int, action) -> Room | None:
-        """Play the computer's chosen action, if the room is still at `seq`."""
+        """Play the computer's chosen action for the seat to move, if the room is still at
+        `seq`."""
         with self._lock(room_id):
             room = self.rooms.get(room_id)
             if room is None or room.seq != seq or not room.computer_to_move:
                 return None  # something happened meanwhile; whoever did it nudged anew
-            room = self.rooms.commit_as(room, COMPUTER, action)
-            self._push(room, COMPUTER)
+            seat = room.round.turn
+            room = self.rooms.commit_as(room, seat, action)
+            self._push(room, seat)
         self.nudge(room)  # a draw keeps the turn
         return room
 
@@ -146,10 +194,52 @@ class Tables:
             room = self.rooms.get(room_id)
             if room is not None:
                 self._push(room, seat)
+        self._watch_away(room_id, (seat,))
+
+    def _watch_away(self, room_id: str, seats) -> None:
+        """Once any of `seats` (people away now) has been away for AWAY_SECONDS, push the
+        others their tables, which then offer to hand it over (one timer per seat)."""
+        wait = self.app.config["AWAY_SECONDS"]
+        for seat in seats:
+            left = wait - self.hub.away_for(room_id, seat)
+            if left < 0:
+                continue  # away long already: the tables say so
+            with self._guard:
+                if (room_id, seat) in self._timers:
+                    continue
+                later = threading.Timer(left + 0.01, self._still_away, (room_id, seat))
+                later.daemon = True
+                self._timers[(room_id, seat)] = later
+            later.start()
+
+    def close(self) -> None:
+        """Stop the timers still waiting (before the store closes, e.g. in tests)."""
+        with self._guard:
+            waiting, self._timers = list(self._timers.values()), {}
+        for timer in waiting:
+            timer.cancel()
+
+    def _still_away(self, room_id: str, seat: int) -> None:
+        """Tell the others a seat's player is away long enough to hand it over, if so (a
+        timer that woke a little early looks again)."""
+        with self._guard:
+            self._timers.pop((room_id, seat), None)
+        if self.hub.live(room_id, seat) is not None:
+            return  # back meanwhile
+        if self.hub.away_for(room_id, seat) < self.app.config["AWAY_SECONDS"]:
+            self._watch_away(room_id, (seat,))
+            return
+        with contextlib.suppress(RoomError), self._lock(room_id):
+            room = self.rooms.get(room_id)
+            if room is not None and seat in self.away_long(room):
+                with self.app.app_context():
+                    self._push(room, seat)
 
     def purge(self, idle_seconds: float) -> list[str]:
         """Delete idle rooms, and forget the locks of rooms that are gone (by any process)."""
         removed = self.rooms.purge(idle_seconds)
+        for room_id in removed:
+            self.hub.forget(room_id)
         with self._guard:
             known = list(self._locks)
         gone = [room_id for room_id in known if self.rooms.get(room_id) is None]
@@ -177,13 +267,15 @@ class Tables:
         self._push(room, seat)
         return room
 
-    def _push(self, room: Room, skip: int, news: str | None = None) -> None:
-        """Send every connected seat but `skip` its own table (the caller holds the lock);
-        `news` names a notice to show with it."""
-        for seat in others(room, skip):
-            conn = self.hub.live(room.id, seat)
+    def _push(self, room: Room, skip: int | None, news: str | None = None) -> None:
+        """Send every connected seat but `skip` (None: every one) its own table (the caller
+        holds the lock); `news` names a notice to show with it."""
+        for seat in range(room.rules.seats):
+            conn = None if seat == skip else self.hub.live(room.id, seat)
             if conn is not None:
                 conn.send(self._render(conn, room, seat, news))
+        here = self.hub.present(room.id)
+        self._watch_away(room.id, [seat for seat in room.humans if seat not in here])
 
     def _render(self, conn: Connection, room: Room, seat: int, news: str | None = None) -> str:
         """A seat's table as its socket's page shows it: in its language, with its links."""
@@ -192,9 +284,40 @@ class Tables:
             return render_table(self.view(room, seat), conn.links, notice=text)
 
     def nudge(self, room: Room) -> None:
-        """Let the computer move if it is due (after a restart, nothing else would)."""
+        """Give a seat back to its returning player when due, then let the computer move if
+        it is to (after a restart, nothing else would)."""
+        room = self._give_back(room)
         if self.computer is not None:
             self.computer.nudge(room)
+
+    def _give_back(self, room: Room) -> Room:
+        """A seat handed to the computer goes back to its player, when they are here, at
+        the seat's turn or once the round is over."""
+        if not self._due_back(room):
+            return room
+        with self._lock(room.id):
+            room = self.rooms.require(room.id)
+            for seat in self._due_back(room):
+                room = self.rooms.take_back(room.id, seat)
+                self._push(room, None, "taken-back")
+        return room
+
+    def _due_back(self, room: Room) -> Iterable[int]:
+        if room.round is None:
+            return ()
+        here = self.hub.present(room.id)
+        return [
+            seat
+            for seat in here
+            if room.handed(seat) and (room.round.over or room.round.turn == seat)
+        ]
+
+
+def dealt_afresh(before: Room, after: Room) -> str | None:
+    """The notice for a seat taken: the last free seat deals afresh (the preview is gone)."""
+    if after.round is before.round:
+        return None
+    return "dealt-afresh" if after.rules.seats == 2 else "all-seated"
 
 
 def must_draw(room: Room, seat: int) -> bool:

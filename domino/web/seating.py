@@ -1,0 +1,45 @@
+"""Who sits where: a seat given to the computer, handed to it while away, and display names."""
+
+from __future__ import annotations
+
+from flask import Blueprint, request
+
+from ..room import RoomError
+from .pages import acting_seat, form_seat, refuse, tables
+from .render import links, render_table
+
+bp = Blueprint("seating", __name__)
+
+
+@bp.post("/r/<room_id>/computer")
+def computer(room_id: str):
+    """Let the computer play the form's `seat` at the form's `level`: a free seat, given by
+    the table's creator, or the seat of a player away for long, handed over by one present."""
+    found, seat, refused = acting_seat(room_id)
+    if refused is not None:
+        return refused
+    level = request.form.get("level", "")
+    try:
+        other = form_seat(found)
+        if other is None:
+            raise RoomError("bad-seat")
+        if other in found.free:
+            after = tables().give(room_id, seat, other, level)
+        else:
+            after = tables().hand_over(room_id, seat, other, level)
+    except RoomError as error:
+        return refuse(tables().get(room_id), error.code, seat)
+    return render_table(tables().view(after, seat), links(after))
+
+
+@bp.post("/r/<room_id>/name")
+def name(room_id: str):
+    """Set this seat's display name (up to 20 characters; empty for none)."""
+    _found, seat, refused = acting_seat(room_id)
+    if refused is not None:
+        return refused
+    try:
+        after = tables().name(room_id, seat, request.form.get("name", ""))
+    except RoomError as error:
+        return refuse(tables().get(room_id), error.code, seat)
+    return render_table(tables().view(after, seat), links(after))

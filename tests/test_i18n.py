@@ -135,8 +135,10 @@ def english_phrases(lang: str) -> list[str]:
 
 def visible_text(html: str) -> str:
     """What a person reads: text and the attributes that are spoken or shown."""
-    # an option's, a radio button's or a hidden field's value is sent, never shown
+    # an option's, a radio button's or a hidden field's value is sent, never shown; so is a
+    # button's (e.g. a rules card preset's name, `value="three"`)
     shown = re.sub(r'<option\b[^>]*>|<input\b[^>]*type="(?:radio|hidden)"[^>]*>', " ", html)
+    shown = re.sub(r'(<button\b[^>]*?)\svalue="[^"]*"', r"\1", shown)
     attrs = " ".join(re.findall(r'(?:aria-label|title|value|data-copied)="([^"]*)"', shown))
     text = re.sub(r"<script.*?</script>|<[^>]+>", " ", html, flags=re.S)
     return unescape(text + " " + attrs)

@@ -23,9 +23,19 @@ from domino.web import rules_text
 from domino.web.messages import refusal
 from domino.web.rules_form import form_values
 
-CARD_PRESETS = ("classic", "match-100", "block", "goat", "international")
+CARD_PRESETS = ("classic", "match-100", "block", "goat", "international", "pairs", "three")
 LANGS = ("en", "nl", "pl", "fr")
-FIELDS = ("boneyard", "hand_size", "opener", "lead", "next_opener", "blocked", "scoring", "target")
+FIELDS = (
+    "seats",
+    "boneyard",
+    "hand_size",
+    "opener",
+    "lead",
+    "next_opener",
+    "blocked",
+    "scoring",
+    "target",
+)
 
 
 @pytest.fixture
@@ -132,7 +142,7 @@ def test_a_preset_chosen_without_scripts_fills_the_card(app, name):
     assert created(browser, "/rooms", card_fields(doc)) == PRESETS[name]
 
 
-def test_the_card_offers_the_two_seat_presets_with_their_values_from_the_server(app):
+def test_the_card_offers_the_presets_with_their_values_from_the_server(app):
     doc = page(Table(app).home())
     form = card_form(doc)
     offered = [b.get("data-preset") for b in form.find_all("data-preset")]
@@ -141,14 +151,18 @@ def test_the_card_offers_the_two_seat_presets_with_their_values_from_the_server(
     assert set(values) == set(CARD_PRESETS)
     for name, fields in values.items():
         assert Rules.from_json(_as_rules(fields)) == PRESETS[name]
-    assert form.one("name", "seats").get("value") == "2"
-    assert form.find("name", "max_pip") is None
+    seats = form.find_all("name", "seats")
+    assert [(n.get("type"), n.get("value")) for n in seats] == [("radio", s) for s in "234"]
+    assert [n.get("value") for n in seats if n.has("checked")] == ["2"]
+    assert form.find("name", "max_pip") is None and form.find("name", "teams") is None
 
 
 def _as_rules(fields: dict) -> dict:
     """A card's fields back into a §8.1 object (what the server does, written again here)."""
     target = fields["target_points"] if fields["target"] == "other" else fields["target"]
     return {
+        "seats": int(fields["seats"]),
+        "teams": fields["seats"] == "4",
         **{k: fields[k] for k in ("opener", "lead", "next_opener", "blocked", "scoring")},
         "boneyard": fields["boneyard"] == "draw",
         "hand_size": int(fields["hand_size"]),
@@ -228,9 +242,13 @@ REFUSED = [
     ({"next_opener": ""}, "next_opener"),
     ({"blocked": "none"}, "blocked"),
     ({"scoring": "loser"}, "scoring"),
-    ({"seats": "3"}, "seats"),
-    ({"preset": "pairs"}, "preset"),
-    ({"preset": "three"}, "preset"),
+    ({"seats": "5"}, "seats"),
+    ({"seats": "1"}, "seats"),
+    ({"seats": "two"}, "seats"),
+    ({"preset": "pairs", "boneyard": "draw"}, "hand_size"),  # 4 × 7 leaves nothing to draw
+    ({"seats": "4", "hand_size": "8", "boneyard": "block"}, "hand_size"),
+    ({"preset": "three", "hand_size": "10"}, "hand_size"),
+    ({"preset": "seven"}, "preset"),
 ]
 
 

@@ -12,6 +12,7 @@ from ..events import DRAW, PASS, Play, PublicMove
 from ..game import laid_at
 from ..tableview import TableView
 from ..tiles import Laid, Tile, pip_total
+from . import named, naming
 from .faces import face
 from .i18n import bound_gettext
 from .scoring import arithmetic, headline, match_headline, score_line, seat_name, sides, verdict
@@ -28,6 +29,20 @@ SCORING = {
     "seat_name": seat_name,
     "sides": sides,
     "verdict": verdict,
+}
+# How a table of three or four names and lays out its seats (web/naming.py).
+NAMING = {
+    "name_of": naming.name_of,
+    "place": naming.place,
+    "many": naming.many,
+    "level_word": naming.level_word,
+    "away_note": naming.away_note,
+    "handed_note": naming.handed_note,
+    "hand_over_label": naming.hand_over_label,
+    "to_play": naming.to_play,
+    "waiting_note": naming.waiting_note,
+    "free_seats": naming.free_seats,
+    "shown_company": naming.shown_company,
 }
 LAID_ITEM = Markup('<li class="{}" data-tile="{}"{} aria-label="{}">{}</li>')
 NEWEST = Markup(" data-last")
@@ -126,6 +141,7 @@ def render_table(
         story=Teller.current(speak).tell(tv),
         totals=[pip_total(hand) for hand in tv.game.hands or ()],
         **SCORING,
+        **NAMING,
         laid_item=speak.laid_item,
         spoken_tile=speak.tile,
         lay_label=lambda end: _lay_label(speak, tv, selected, end),
@@ -238,6 +254,8 @@ def announcement(tv: TableView, speak: Speaker, notice: str | None = None) -> st
 
 def _their_move(tv: TableView, speak: Speaker, move: PublicMove) -> str:
     """The other seat's move, in one sentence."""
+    if tv.rules.seats > 2:
+        return _named_move(tv, speak, move)
     computer = tv.kind == "computer"
     if move.action == "play":
         if move.left is None or move.right is None:
@@ -261,3 +279,17 @@ def _their_move(tv: TableView, speak: Speaker, move: PublicMove) -> str:
     if computer:
         return gettext("The computer passed.")
     return gettext("Your friend passed.")
+
+
+def _named_move(tv: TableView, speak: Speaker, move: PublicMove) -> str:
+    """Another seat's move at a table of three or four, naming the seat ("East drew a tile
+    (6 in their hand).", "Your partner passed.")."""
+    name = naming.name_of(tv, move.seat)
+    if move.action == "play":
+        if move.left is None or move.right is None:
+            return named.laid(name, None, speak.tile(move.tile))
+        tile = speak.halves(*laid_at(move.tile, move.end, (move.left, move.right)))
+        return named.laid(name, move.end, tile)
+    if move.action == "draw":
+        return named.drew_held(name, tv.game.counts[move.seat])
+    return named.passed(name)

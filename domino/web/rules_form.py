@@ -1,10 +1,11 @@
 """The home page's rules card (SPEC §7.3, §8): a posted card into `Rules` and the computer's
 level, the card's fields for given rules, and the words for a setting the card refuses.
 
-Only the fields of §8.1 are read (`boneyard` as draw/block; `target` as none, a number, or
-"other" with the number in `target_points`); any other key is ignored, so `max_pip` is never
-set from a form. A posted `preset` is the starting point and each posted field overrides it;
-nothing posted at all is the default game.
+Only the fields of §8.1 are read (`seats` as 2, 3 or 4, `teams` following it: pairs exactly
+at four; `boneyard` as draw/block; `target` as none, a number, or "other" with the number in
+`target_points`); any other key is ignored, so `max_pip` and `teams` are never set from a
+form. A posted `preset` is the starting point and each posted field overrides it; nothing
+posted at all is the default game.
 """
 
 from __future__ import annotations
@@ -19,15 +20,25 @@ from ..rules import DEFAULT, PRESETS, Rules, RulesError
 from . import rules_text
 from .messages import refusal
 
-FIELDS = ("boneyard", "hand_size", "opener", "lead", "next_opener", "blocked", "scoring", "target")
+FIELDS = (
+    "seats",
+    "boneyard",
+    "hand_size",
+    "opener",
+    "lead",
+    "next_opener",
+    "blocked",
+    "scoring",
+    "target",
+)
 CHOSEN = ("opener", "lead", "next_opener", "blocked", "scoring")  # one of the card's choices
 TARGETS = ("50", "100", "150")
 MOST_POINTS = 1000
 NUMBER = re.compile(r"[0-9]{1,4}")
 LONGEST = 40  # a posted value longer than any of ours is not one of ours
-SEATS = DEFAULT.seats  # the card seats two for now (SPEC §9 comes next)
-MOST_BLOCK = DEFAULT.set_size // SEATS  # tiles per hand that fit at all
-MOST_DRAW = (DEFAULT.set_size - 1) // SEATS  # ... leaving one to draw
+SEATS = ("2", "3", "4")  # the card's tables (SPEC §9); four is always two pairs
+MOST_BLOCK = DEFAULT.set_size // DEFAULT.seats  # tiles per hand that fit at all (two seats)
+MOST_DRAW = (DEFAULT.set_size - 1) // DEFAULT.seats  # ... leaving one to draw
 
 
 class CardError(ValueError):
@@ -40,12 +51,13 @@ class CardError(ValueError):
 
 
 def card_presets() -> dict[str, Rules]:
-    """The presets the card offers: those of SPEC §8.2 that seat two, in their order."""
-    return {
-        name: rules
-        for name, rules in PRESETS.items()
-        if rules.seats == SEATS and name in rules_text.PRESET_NAMES
-    }
+    """The presets the card offers: those of SPEC §8.2, in their order."""
+    return {name: rules for name, rules in PRESETS.items() if name in rules_text.PRESET_NAMES}
+
+
+def most_tiles(seats: int, draw: bool) -> int:
+    """The most tiles each of `seats` hands may hold (a draw game leaves one to draw)."""
+    return (DEFAULT.set_size - (1 if draw else 0)) // seats
 
 
 def rules_from_form(form) -> Rules:
@@ -53,18 +65,17 @@ def rules_from_form(form) -> Rules:
     name = _posted(form, "preset") or "classic"
     if name not in card_presets():
         raise CardError("preset", _choose("preset"))
-    seats = _posted(form, "seats")
-    if seats is not None and seats != str(SEATS):
-        raise CardError("seats", _seats())
     changes = {}
     for key in FIELDS:
         value = _posted(form, key)
         if value is not None:
             changes[key] = _parse(form, key, value)
+    if "seats" in changes:
+        changes["teams"] = changes["seats"] == 4
     try:
         return replace(PRESETS[name], **changes)
     except RulesError as error:
-        raise refused(error) from error
+        raise refused(error, changes.get("seats", PRESETS[name].seats)) from error
 
 
 def level_from_form(form) -> str:
@@ -84,6 +95,10 @@ def _posted(form, name: str) -> str | None:
 
 def _parse(form, name: str, value: str):
     """One posted field as the rules hold it."""
+    if name == "seats":
+        if value not in SEATS:
+            raise CardError(name, _seats())
+        return int(value)
     if name == "boneyard":
         if value not in ("draw", "block"):
             raise CardError(name, _choose(name))
@@ -108,12 +123,13 @@ def _target(value: str, typed: str) -> int | None:
     return int(number)
 
 
-def refused(error: RulesError) -> CardError:
-    """The card's words for rules the core refuses, naming the setting to change."""
+def refused(error: RulesError, seats: int = DEFAULT.seats) -> CardError:
+    """The card's words for rules the core refuses, naming the setting to change (at a
+    table of `seats`: the most tiles each depends on it)."""
     if error.field == "boneyard":  # a draw game with nothing left to draw
-        return CardError("hand_size", draw_size_problem())
+        return CardError("hand_size", draw_size_problem(seats))
     if error.field == "hand_size":
-        return CardError("hand_size", _hand_size())
+        return CardError("hand_size", _hand_size(seats))
     if error.field == "target":
         return CardError("target", target_problem())
     if error.field in ("seats", "teams"):
@@ -132,26 +148,41 @@ def _choose(name: str) -> str:
 
 def _seats() -> str:
     return gettext(
-        "“%(setting)s”: tables for three and four are not open yet; choose two players.",
+        "“%(setting)s”: choose a table for 2, 3 or 4 players.",
         setting=rules_text.setting_name("seats"),
     )
 
 
-def _hand_size() -> str:
+def _hand_size(seats: int = DEFAULT.seats) -> str:
+    if seats == DEFAULT.seats:
+        return gettext(
+            "“%(setting)s”: deal from 2 to %(most)d tiles to each player.",
+            setting=rules_text.setting_name("hand_size"),
+            most=MOST_BLOCK,
+        )
     return gettext(
-        "“%(setting)s”: deal from 2 to %(most)d tiles to each player.",
+        "“%(setting)s”: at a table of %(seats)d, deal from 2 to %(most)d tiles to each player.",
         setting=rules_text.setting_name("hand_size"),
-        most=MOST_BLOCK,
+        seats=seats,
+        most=most_tiles(seats, False),
     )
 
 
-def draw_size_problem() -> str:
-    """Why a draw game cannot deal this many tiles."""
+def draw_size_problem(seats: int = DEFAULT.seats) -> str:
+    """Why a draw game cannot deal this many tiles to `seats` players."""
+    if seats == DEFAULT.seats:
+        return gettext(
+            "“%(setting)s”: a draw game needs at least one tile left to draw, so deal at most "
+            "%(most)d tiles each, or choose the block game.",
+            setting=rules_text.setting_name("hand_size"),
+            most=MOST_DRAW,
+        )
     return gettext(
-        "“%(setting)s”: a draw game needs at least one tile left to draw, so deal at most "
-        "%(most)d tiles each, or choose the block game.",
+        "“%(setting)s”: at a table of %(seats)d, a draw game needs at least one tile left to "
+        "draw, so deal at most %(most)d tiles each, or choose the block game.",
         setting=rules_text.setting_name("hand_size"),
-        most=MOST_DRAW,
+        seats=seats,
+        most=most_tiles(seats, True),
     )
 
 
@@ -173,6 +204,7 @@ def form_values(rules: Rules, level: str = "medium") -> dict[str, str]:
     target = "none" if rules.target is None else str(rules.target)
     other = target not in ("none", *TARGETS)
     return values | {
+        "seats": str(rules.seats),
         "boneyard": "draw" if rules.boneyard else "block",
         "hand_size": str(rules.hand_size),
         "target": "other" if other else target,

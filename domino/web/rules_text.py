@@ -12,13 +12,15 @@ from .messages import N_
 
 SEPARATOR = " · "
 
-# The presets the card offers (SPEC §8.2: those that seat two), by name, in the card's order.
+# The presets the card offers (SPEC §8.2), by name, in the card's order.
 PRESET_NAMES = {
     "classic": N_("Classic"),
     "match-100": N_("Match to 100"),
     "block": N_("Block"),
     "goat": N_("Goat"),
     "international": N_("International"),
+    "pairs": N_("Pairs"),
+    "three": N_("Three players"),
 }
 
 # What the card calls each setting: its legend or label, and the setting a refusal names.
@@ -38,6 +40,11 @@ SETTINGS = {
 
 # The card's choices for each setting, in the order shown, as (form value, words).
 CHOICES = {
+    "seats": (
+        ("2", N_("Two players")),
+        ("3", N_("Three players, each for themselves")),
+        ("4", N_("Four players in two pairs, partners sitting opposite")),
+    ),
     "boneyard": (
         ("draw", N_("Draw game: a player who cannot play draws from the boneyard")),
         ("block", N_("Block game: nobody draws; a player who cannot play passes")),

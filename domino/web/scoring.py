@@ -8,6 +8,7 @@ from flask_babel import gettext, ngettext
 
 from ..tableview import TableView
 from ..tiles import pip_total
+from .naming import Name, name_of, spoken
 
 MINUS, PLUS = "−", " + "
 
@@ -28,12 +29,26 @@ class Side:
 
 
 def seat_name(tv: TableView, seat: int) -> str:
-    """Who sits at `seat`, as this seat's table calls them."""
+    """Who sits at `seat`, as this seat's table calls them (web/naming.py)."""
     if seat == tv.seat:
         return gettext("You")
-    if tv.kind == "computer":
-        return gettext("The computer")
-    return gettext("Your friend")
+    if tv.rules.seats == 2:
+        return gettext("The computer") if tv.kind == "computer" else gettext("Your friend")
+    return name_of(tv, seat).label
+
+
+def side_name(tv: TableView, seats) -> Name:
+    """What this seat's table calls a side: a pair ("Your pair", "The other pair"), or the
+    side's one seat."""
+    if tv.rules.teams:
+        if tv.seat in seats:
+            return Name(gettext("Your pair"), gettext("your pair"))
+        return Name(gettext("The other pair"), gettext("the other pair"))
+    return name_of(tv, seats[0])
+
+
+def _winning_side(tv: TableView, winners) -> Name:
+    return side_name(tv, next(seats for seats in tv.rules.sides() if winners[0] in seats))
 
 
 def verdict(tv: TableView, winners) -> str:
@@ -49,7 +64,7 @@ def sides(tv: TableView) -> list[Side]:
         return []
     found = []
     for seats in tv.rules.sides():
-        name = seat_name(tv, tv.seat if tv.seat in seats else seats[0])
+        name = side_name(tv, seats).label if tv.rules.teams else seat_name(tv, seats[0])
         found.append(Side(seats, name, tv.match.scores[seats[0]], tv.seat in seats))
     return sorted(found, key=lambda side: not side.mine)
 
@@ -65,15 +80,31 @@ def headline(tv: TableView) -> str:
     o = tv.game.outcome
     if o.winner is None:
         return gettext("A draw: nobody scores")
+    pairs = tv.rules.teams
     if tv.rules.scoring == "goat":
         if tv.seat in o.winners:
+            if pairs:
+                return gettext("Your pair wins the round: you take no penalty points")
             return gettext("You win the round: you take no penalty points")
-        return gettext("%(name)s wins the round", name=seat_name(tv, o.winner))
+        if tv.rules.seats == 2:
+            return gettext("%(name)s wins the round", name=seat_name(tv, o.winner))
+        side = _winning_side(tv, o.winners)
+        return spoken(side, gettext("%(name)s wins the round", name=side.inline))
     if tv.seat in o.winners:
+        if pairs:
+            return ngettext(
+                "Your pair wins %(num)d point", "Your pair wins %(num)d points", o.points
+            )
         return ngettext("You win %(num)d point", "You win %(num)d points", o.points)
-    return ngettext(
-        "Your opponent wins %(num)d point", "Your opponent wins %(num)d points", o.points
+    if tv.rules.seats == 2:
+        return ngettext(
+            "Your opponent wins %(num)d point", "Your opponent wins %(num)d points", o.points
+        )
+    side = _winning_side(tv, o.winners)
+    text = ngettext(
+        "%(name)s wins %(num)d point", "%(name)s wins %(num)d points", o.points, name=side.inline
     )
+    return spoken(side, text)
 
 
 def arithmetic(tv: TableView) -> str:
@@ -87,7 +118,7 @@ def arithmetic(tv: TableView) -> str:
     own, rest = side_weights[index], side_weights[:index] + side_weights[index + 1 :]
     if rules.scoring == "goat":
         written = [
-            f"{seat_name(tv, seats[0])} +{o.scores[seats[0]]}"
+            f"{_side_label(tv, seats)} +{o.scores[seats[0]]}"
             for seats in rules.sides()
             if o.winner not in seats
         ]
@@ -109,6 +140,10 @@ def arithmetic(tv: TableView) -> str:
     return _reckoning(rule, _sum(side_weights))
 
 
+def _side_label(tv: TableView, seats) -> str:
+    return side_name(tv, seats).label if tv.rules.teams else seat_name(tv, seats[0])
+
+
 def _reckoning(rule: str, sums: str) -> str:
     """A rule and its numbers, as the language writes "rule: numbers"."""
     return gettext("%(rule)s: %(sums)s", rule=rule, sums=sums)
@@ -126,11 +161,17 @@ def match_headline(tv: TableView) -> str:
     result = verdict(tv, tv.match.winners)
     scores = " – ".join(str(side.score) for side in sides(tv))
     if result == "you":
+        if tv.rules.teams:
+            return gettext("Your pair wins the match, %(scores)s", scores=scores)
         return gettext("You win the match, %(scores)s", scores=scores)
     if result == "draw":
         return gettext("The match ends in a draw, %(scores)s", scores=scores)
-    name = seat_name(tv, tv.match.winners[0])
-    return gettext("%(name)s wins the match, %(scores)s", name=name, scores=scores)
+    if tv.rules.seats == 2:
+        name = seat_name(tv, tv.match.winners[0])
+        return gettext("%(name)s wins the match, %(scores)s", name=name, scores=scores)
+    side = _winning_side(tv, tv.match.winners)
+    text = gettext("%(name)s wins the match, %(scores)s", name=side.inline, scores=scores)
+    return spoken(side, text)
 
 
 def score_line(tv: TableView) -> str:

@@ -3,6 +3,10 @@
 Everything here is read from a seat's `TableView`, from its public history only: a drawn
 tile is never named, whoever drew it. `steps` and `recent` are plain data; a `Teller` words
 them in the page's language (SPEC §7.3 `data-move-list`, one `data-move` per public move).
+
+At a table of three or four several seats may move between two moves of one's own: the
+notes then hold one line per seat that moved since, its latest turn summed up ("West drew
+2 tiles and passed"), in the order they moved.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from ..events import PublicMove
 from ..game import laid_at
 from ..tableview import TableView
 from ..tiles import Laid
+from . import named
+from .naming import Name, name_of
 
 ITEM = Markup('<li data-move data-seat="{}" data-action="{}"{}>{}</li>')
 TILE = Markup(' data-tile="{}"')
@@ -90,10 +96,13 @@ def recent(tv: TableView) -> tuple[Recent, ...]:
     return tuple(found)
 
 
-def who(tv: TableView, seat: int) -> str:
-    """`you`, `computer` or `friend`: whose move it is, as this seat's table words it."""
+def who(tv: TableView, seat: int) -> str | Name:
+    """`you`, `computer` or `friend`: whose move it is, as this seat's table words it; at a
+    table of three or four, another seat's `Name` (web/naming.py)."""
     if seat == tv.seat:
         return "you"
+    if tv.rules.seats > 2:
+        return name_of(tv, seat)
     return "computer" if tv.kind == "computer" else "friend"
 
 
@@ -148,13 +157,16 @@ class Teller:
                 if move.left is not None:
                     joined = move.left if move.end == "left" else move.right
                 key += (move.tile, move.end if joined is not None else None, joined)
+            if isinstance(person, Name) and person.given:  # a player's own name: not kept
+                items.append(self.item(person, step(move)))
+                continue
             item = known.get(key)
             if item is None:
                 item = known[key] = self.item(person, step(move))
             items.append(item)
         notes = tuple(
             Note(told.seat, str(told.at), self.note(persons[told.seat], told))
-            for told in recent(tv)
+            for told in sorted(recent(tv), key=lambda told: told.at)
         )
         return Story(Markup("".join(items)), len(history), notes)
 
@@ -163,8 +175,10 @@ class Teller:
         tile = TILE.format(str(told.laid)) if told.laid is not None else ""
         return ITEM.format(told.seat, told.action, tile, escape(self.sentence(person, told)))
 
-    def sentence(self, person: str, told: Step) -> str:
+    def sentence(self, person: str | Name, told: Step) -> str:
         """One move in one sentence."""
+        if isinstance(person, Name):
+            return self.named(person, told)
         if told.action == "draw":
             return DREW[person]()
         if told.action == "pass":
@@ -172,8 +186,18 @@ class Teller:
         tile = self.speak.halves(told.laid.left, told.laid.right)
         return LAID[person, told.end](tile)
 
-    def note(self, person: str, told: Recent) -> str:
+    def named(self, name: Name, told: Step) -> str:
+        """Another seat's move at a table of three or four, in one sentence."""
+        if told.action == "draw":
+            return named.drew(name)
+        if told.action == "pass":
+            return named.passed(name)
+        return named.laid(name, told.end, self.speak.halves(told.laid.left, told.laid.right))
+
+    def note(self, person: str | Name, told: Recent) -> str:
         """Another seat's latest turn in one sentence: its draws added up, then its move."""
+        if isinstance(person, Name):
+            return self.named_note(person, told)
         last = told.last
         if not told.drew:
             return self.sentence(person, last)
@@ -185,6 +209,20 @@ class Teller:
             return f"{DREW_SOME[person](told.drew)} {self.sentence(person, last)}"
         tile = self.speak.halves(last.laid.left, last.laid.right)
         return DREW_AND_LAID[person, last.end](told.drew, tile)
+
+    def named_note(self, name: Name, told: Recent) -> str:
+        """`note` at a table of three or four."""
+        last = told.last
+        if not told.drew:
+            return self.named(name, last)
+        if last is None:
+            return named.drew_some(name, told.drew)
+        if last.action == "pass":
+            return named.drew_and_passed(name, told.drew)
+        if last.end is None:
+            return f"{named.drew_some(name, told.drew)} {self.named(name, last)}"
+        tile = self.speak.halves(last.laid.left, last.laid.right)
+        return named.drew_and_laid(name, told.drew, last.end, tile)
 
 
 # The sentences, by who and where. Each msgid is written out whole for the catalogs; the

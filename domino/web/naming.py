@@ -1,0 +1,149 @@
+"""Who sits where, in words: each seat of a table named as one seat's table calls it.
+
+At two seats the other seat is "your friend" or "the computer", as it always was. At three
+and four seats a seat is named by where it sits, seen from the viewer: the viewer is South
+and play goes round counter-clockwise, so the next seat is East, the one across is North and
+the one before is West (three seats: East and West). At four seats the one across is the
+viewer's partner and is called "your partner". A seat whose player gave a display name is
+called by that name (shown escaped, like any text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app
+from flask_babel import gettext, ngettext, pgettext
+
+from ..tableview import TableView
+from . import rules_text
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A seat's name: `label` heads its place and starts a sentence ("Your partner"),
+    `inline` stands inside one ("your partner"); `given` marks a player's own display name,
+    which no cache may keep (it is theirs, and there is no end to them)."""
+
+    label: str
+    inline: str
+    given: bool = False
+
+
+def place(tv: TableView, seat: int) -> str:
+    """Where `seat` sits, seen from this seat: East, North, West, or "your partner"."""
+    step = (seat - tv.seat) % tv.rules.seats
+    if step == 1:
+        return pgettext("seat", "East")
+    if step == tv.rules.seats - 1:
+        return pgettext("seat", "West")
+    if tv.rules.teams:
+        return gettext("your partner")
+    return pgettext("seat", "North")
+
+
+def name_of(tv: TableView, seat: int) -> Name:
+    """How this seat's table calls `seat`."""
+    if seat == tv.seat:
+        return Name(gettext("You"), gettext("you"))
+    if tv.rules.seats == 2:
+        if tv.kind == "computer":
+            return Name(gettext("The computer"), gettext("the computer"))
+        return Name(gettext("Your friend"), gettext("your friend"))
+    given = _given(tv, seat)
+    if given:
+        return Name(given, given, True)
+    if tv.rules.teams and (seat - tv.seat) % 4 == 2:
+        return Name(gettext("Your partner"), gettext("your partner"))
+    where = place(tv, seat)
+    return Name(where, where)
+
+
+def _given(tv: TableView, seat: int) -> str:
+    """The display name the seat's player gave, if any."""
+    for other in tv.company:
+        if other.seat == seat:
+            return other.name
+    return ""
+
+
+def spoken(name: Name, text: str) -> str:
+    """`text`, worded with `name.inline`, made to start with a capital where the name starts
+    it ("your partner passed." → "Your partner passed."); a given name is left as given."""
+    if name.inline != name.label and text.startswith(name.inline):
+        return name.label + text[len(name.inline) :]
+    return text
+
+
+def many(tv: TableView) -> bool:
+    """True at a table of three or four."""
+    return tv.rules.seats > 2
+
+
+def level_word(level: str | None) -> str:
+    """A computer level in words ("medium")."""
+    return dict(rules_text.choices("level")).get(level or "", level or "")
+
+
+def away_minutes() -> int:
+    """How long a player must be away before their seat may be handed over, in whole
+    minutes (at least one)."""
+    return max(1, round(current_app.config.get("AWAY_SECONDS", 120) / 60))
+
+
+def away_note(name: Name) -> str:
+    """That a player has been away long enough to hand their seat to the computer."""
+    num = away_minutes()
+    text = ngettext(
+        "%(name)s has been away for %(num)d minute.",
+        "%(name)s has been away for %(num)d minutes.",
+        num,
+        name=name.inline,
+    )
+    return spoken(name, text)
+
+
+def handed_note(name: Name) -> str:
+    """That the computer plays a seat until its player is back."""
+    return gettext("played by the computer until %(name)s is back", name=name.inline)
+
+
+def hand_over_label(name: Name) -> str:
+    """The button that hands an away player's seat to the computer."""
+    return gettext("Let the computer play for %(name)s", name=name.inline)
+
+
+def to_play(tv: TableView, seat: int) -> str:
+    """Whose turn it is, when it is another seat's ("West to play")."""
+    name = name_of(tv, seat)
+    return spoken(name, gettext("%(name)s to play", name=name.inline))
+
+
+def waiting_note(tv: TableView) -> str:
+    """Why a table of three or four waits: seats still free, or players away."""
+    free = free_seats(tv)
+    if free:
+        return ngettext(
+            "waiting for %(num)d more player to join",
+            "waiting for %(num)d more players to join",
+            free,
+        )
+    away = [other.seat for other in tv.company if not other.connected]
+    if len(away) == 1:
+        return gettext("waiting for %(name)s to come back", name=name_of(tv, away[0]).inline)
+    return ngettext(
+        "waiting for %(num)d player to come back",
+        "waiting for %(num)d players to come back",
+        len(away),
+    )
+
+
+def free_seats(tv: TableView) -> int:
+    """How many seats nobody has taken yet."""
+    return sum(1 for other in tv.company if not other.held and other.computer is None)
+
+
+def shown_company(tv: TableView) -> list:
+    """The other seats as the table lays them out from left to right: West, North, East
+    (the reverse of turn order, as seen from the South seat)."""
+    return list(reversed(tv.company))

@@ -1,0 +1,108 @@
+/* Domino online: a player's display name at a table of three or four
+   (templates/partials/my_name.html).
+   - A name the player saves is remembered by this browser (localStorage).
+   - At a new table where this seat has no name yet, the remembered name is sent once, as soon
+     as the table is live (the server refuses actions from a tab whose socket is not open).
+   - A name being typed, and whether its box is open, survive the table's swaps: the table is
+     drawn anew after every move, pushed by the server.
+   No game logic lives here; nothing here takes focus (static/table.js puts it back). */
+(function () {
+  "use strict";
+
+  var NAME = "domino.name"; // localStorage: the name to give at new tables ("" for none)
+  var SENT = "domino.named"; // localStorage: the rooms it was given to, newest last
+  var KEEP = 100; // rooms remembered in SENT
+  var LONGEST = 20; // characters, as the server counts them
+
+  function read(key) {
+    try {
+      return window.localStorage.getItem(key);
+    } catch (e) {
+      return null; // storage refused (private mode, a policy): nothing remembered
+    }
+  }
+
+  function write(key, value) {
+    try {
+      window.localStorage.setItem(key, value);
+    } catch (e) {
+      /* not remembered, nothing else lost */
+    }
+  }
+
+  function sentTo() {
+    try {
+      var rooms = JSON.parse(read(SENT) || "[]");
+      return Array.isArray(rooms) ? rooms : [];
+    } catch (e) {
+      return [];
+    }
+  }
+
+  function markSent(room) {
+    var rooms = sentTo().filter(function (other) {
+      return other !== room;
+    });
+    rooms.push(room);
+    write(SENT, JSON.stringify(rooms.slice(-KEEP)));
+  }
+
+  /* The name as the server will keep it: one line, spaces collapsed. */
+  function tidy(text) {
+    return String(text || "").split(/\s+/).filter(Boolean).join(" ");
+  }
+
+  // -- saving: the browser remembers what the player gives
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form || !form.hasAttribute || !form.hasAttribute("data-name-form")) return;
+    var name = tidy(form.elements.name.value);
+    if (Array.from(name).length <= LONGEST) write(NAME, name);
+    markSent(form.getAttribute("data-room"));
+  });
+
+  // -- a new table: give it the remembered name, once
+  function offer() {
+    var form = document.querySelector("[data-name-form][data-live]");
+    if (!form || form.getAttribute("data-name")) return;
+    var room = form.getAttribute("data-room");
+    var name = tidy(read(NAME));
+    if (!name || sentTo().indexOf(room) >= 0) return;
+    markSent(room);
+    form.elements.name.value = name;
+    if (form.requestSubmit) form.requestSubmit();
+    else if (window.htmx) window.htmx.trigger(form, "submit");
+  }
+
+  // -- a draft and the box's state across a swap of the table
+  var kept = null;
+
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var detail = event.detail;
+    if (!detail || !detail.target || detail.target.id !== "table") return;
+    var box = document.getElementById("my-name-box");
+    var input = document.getElementById("my-name");
+    kept = null;
+    if (box && input && input.form) {
+      kept = { open: box.open, value: input.value, given: input.form.getAttribute("data-name") };
+    }
+  });
+
+  function restore() {
+    var was = kept;
+    kept = null;
+    var box = document.getElementById("my-name-box");
+    var input = document.getElementById("my-name");
+    if (!was || !box || !input || !input.form) return;
+    box.open = was.open;
+    // A draft goes on being typed, unless the table now holds a name it did not (saved).
+    if (was.value !== was.given && input.form.getAttribute("data-name") === was.given) {
+      input.value = was.value;
+    }
+  }
+
+  document.addEventListener("htmx:oobAfterSwap", restore);
+  // htmx:load comes once htmx has made new content work (the page's, then each swapped
+  // table's): only then does submitting the form go through htmx, with its headers.
+  document.addEventListener("htmx:load", offer);
+})();

@@ -1,7 +1,7 @@
 """Load bench: many friend rooms played for real against the production server, with figures.
 
     .venv/bin/python bench/load.py [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
-                                   [--computer N] [--level hard]
+                                   [--computer N] [--level hard] [--four N]
 
 Starts the server as `make serve` does (gunicorn.conf.py: one gevent worker) on a free loopback
 port and a temporary database, configured as behind one reverse proxy (DOMINO_PROXIES=1) with
@@ -29,13 +29,22 @@ server's process pool and moves after the server's pause (DOMINO_BOT_DELAY_MS, 0
 time from the player's move to the computer's move reaching the player's socket is reported
 apart (computer_p50_ms, computer_p99_ms, with computer_moves), never mixed into p50_ms/p99_ms.
 
+With --four N, N four-seat rooms (the `pairs` preset: partners opposite, a block game played
+to 100) are seated beside them, four browsers each: the host creates the room with the preset,
+three guests join through the invitation in turn, each opens its page and its socket. They play
+as the two-seat rooms do; at a round's end every seat presses its own "new-round". Every move
+is pushed to the three other seats, and each of those pushes is timed, reported apart
+(four_p50_ms, four_p99_ms over four_pushes, for four_moves actions). Without --four nothing
+changes: p50_ms, p99_ms and --trace are the two-seat rooms' own in any case.
+
 cost_ratio is the median move -> push latency over the median bare-endpoint round trip, both
 measured from this client in the same run; rss_per_room_kb is the worker's growth per room
 after play (the table also gives it with every room idle). Prints a table, then one JSON line:
 
     {"rooms", "moves", "errors", "lost", "p50_ms", "p99_ms", "floor_p50_ms", "cost_ratio",
      "rss_per_room_kb"}, and with --computer: "computer_rooms", "computer_moves",
-     "computer_p50_ms", "computer_p99_ms"
+     "computer_p50_ms", "computer_p99_ms"; with --four: "four_rooms", "four_moves",
+     "four_pushes", "four_p50_ms", "four_p99_ms"
 """
 
 from __future__ import annotations
@@ -47,7 +56,6 @@ import json
 import os
 import random
 import resource
-import sqlite3
 import sys
 import tempfile
 import time
@@ -65,11 +73,11 @@ SETUP_AT_ONCE = 32
 
 
 class Room:
-    """The browsers at one table: two, or one against the computer."""
+    """The browsers at one table, by seat: two or four, or one against the computer."""
 
-    def __init__(self, host: Browser, guest: Browser | None = None) -> None:
-        self.id = host.room
-        self.seats = (host, guest) if guest is not None else (host,)
+    def __init__(self, seats: list[Browser]) -> None:
+        self.id = seats[0].room
+        self.seats = tuple(seats)
 
     @property
     def seq(self) -> int:
@@ -110,23 +118,27 @@ class Run:
         self.leaks: tuple[int, int] | None = None  # (tables checked, leaks), with --leaks
         self.trace: list[tuple[float, float]] = []  # (wall clock, push latency), for --trace
         self.computer: list[float] = []  # player's move -> the computer's move pushed
+        self.four: list[float] = []  # a four-seat room's move -> each other seat's push
+        self.four_moves = 0
 
-    async def seat_room(self, http, sockets, gate) -> Room | None:
+    async def seat_room(self, http, sockets, gate, size: int = 2) -> Room | None:
+        """A friend room of `size` browsers (4: the `pairs` preset), seated in order."""
         async with gate:
-            host, guest = Browser(self.url, http), Browser(self.url, http)
-            if self.args.leaks:
-                host.kept, guest.kept = [], []
+            seats = [Browser(self.url, http) for _ in range(size)]
+            for seat in seats if self.args.leaks else ():
+                seat.kept = []
             try:
-                await host.create_room()
-                await guest.join(host.room)
-                for seat in (host, guest):
+                await seats[0].create_room(preset="pairs" if size == 4 else None)
+                for guest in seats[1:]:
+                    await guest.join(seats[0].room)
+                for seat in seats:
                     await seat.open_page()
-                for seat in (host, guest):
+                for seat in seats:
                     await seat.connect(sockets, self.args.deflate, self.tally)
-                return Room(host, guest)
+                return Room(seats)
             except (TimeoutError, aiohttp.ClientError, AssertionError) as error:
                 self.tally.error("setup", repr(error))
-                for seat in (host, guest):
+                for seat in seats:
                     await seat.close()
                 return None
 
@@ -139,7 +151,7 @@ class Run:
                 await player.create_room(computer=self.args.level)
                 await player.open_page()
                 await player.connect(sockets, self.args.deflate, self.tally)
-                return Room(player)
+                return Room([player])
             except (TimeoutError, aiohttp.ClientError, AssertionError) as error:
                 self.tally.error("setup", repr(error))
                 await player.close()
@@ -181,13 +193,28 @@ class Run:
             if choose(room.seats, self.rng) is None and await self.wait_push(seat, seq):
                 self.computer.append(seat.changed_at - acked)
             return
-        other = room.seats[1 - mover]
+        if len(room.seats) > 2:
+            await self.time_pushes(room, mover, before, start)
+            return
+        other = next(seat for index, seat in enumerate(room.seats) if index != mover)
         if not await self.wait_push(other, before):
             self.tally.error("missed push", f"{room.id}: seq {seq} did not reach the other seat")
             await other.refresh(self.tally)
             return
         self.tally.latency.append(other.changed_at - start)
         self.trace.append((time.time(), other.changed_at - start))
+
+    async def time_pushes(self, room: Room, mover: int, before: int, start: float) -> None:
+        """Time a four-seat room's move to each other seat's socket."""
+        others = [seat for index, seat in enumerate(room.seats) if index != mover]
+        arrived = await asyncio.gather(*(self.wait_push(other, before) for other in others))
+        self.four_moves += 1
+        for other, came in zip(others, arrived, strict=True):
+            if not came:
+                self.tally.error("missed push", f"{room.id}: seq {before} + 1 missed a seat")
+                await other.refresh(self.tally)
+                continue
+            self.four.append(other.changed_at - start)
 
     async def send(self, seat: Browser, action: str, fields: dict):
         """Act as a click does (a tile that fits both ends is selected first, then laid at an
@@ -274,6 +301,10 @@ async def main_async(args, server: Server, db: Path) -> dict:
             *(run.seat_computer_room(http, sockets, gate) for _ in range(args.computer))
         )
         against = [room for room in against if room is not None]
+        fours = await asyncio.gather(
+            *(run.seat_room(http, sockets, gate, 4) for _ in range(args.four))
+        )
+        fours = [room for room in fours if room is not None]
         setup_s = time.monotonic() - started
         # This client's own collector must not pause the loop that times the server: it
         # collects now, then not at all while it plays (a minute's garbage is some MB).
@@ -288,6 +319,7 @@ async def main_async(args, server: Server, db: Path) -> dict:
             asyncio.gather(
                 *(run.play(room, until) for room in rooms),
                 *(run.play(room, until) for room in against),
+                *(run.play(room, until) for room in fours),
                 *probes,
             ),
             args.seconds + 3 * PUSH_WAIT,
@@ -296,7 +328,7 @@ async def main_async(args, server: Server, db: Path) -> dict:
         gc.enable()
         run.cpu = (cpu_seconds(worker) - cpu_start) / played_s
         after = rss_kb(worker)
-        for room in rooms + against:
+        for room in rooms + against + fours:
             run.tally.errors += sum(seat.dropped for seat in room.seats)
     finally:
         for session in (http, sockets):
@@ -305,12 +337,17 @@ async def main_async(args, server: Server, db: Path) -> dict:
         with open(args.trace, "w") as out:
             out.writelines(f"{when:.4f} {took * 1000:.2f}\n" for when, took in run.trace)
     if args.leaks:
-        run.leaks = check_leaks(db, rooms + against)
+        from leakcheck import check_kept  # the leak scanner's rule, on what each seat kept
+
+        run.leaks = check_kept(db, rooms + against + fours)
         run.tally.errors += run.leaks[1]
     lost = run.acknowledged - set(stored(db))
-    result = report(args, run, len(rooms), setup_s, played_s, base, idle, after, len(lost))
+    seated = (len(rooms), len(fours))
+    result = report(args, run, seated, setup_s, played_s, base, idle, after, len(lost))
     if args.computer:
         result.update(computer_report(run, len(against)))
+    if args.four:
+        result.update(four_report(run, len(fours)))
     return result
 
 
@@ -326,30 +363,15 @@ def computer_report(run: Run, rooms: int) -> dict:
     }
 
 
-def check_leaks(db: Path, rooms: list[Room]) -> tuple[int, int]:
-    """Check every table each seat received for tiles it may not see: (checked, leaks)."""
-    from leaks import fold_rounds, leaked_tiles  # the leak scanner's rule and fold
-
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    checked = leaked = 0
-    try:
-        for room in rooms:
-            kind = conn.execute("SELECT kind FROM rooms WHERE id = ?", [room.id]).fetchone()[0]
-            rows = conn.execute(
-                "SELECT seq, type, data FROM events WHERE room = ? ORDER BY seq", [room.id]
-            )
-            events = [(seq, type_, json.loads(data)) for seq, type_, data in rows]
-            _room, states = fold_rounds(room.id, kind, events)
-            for index, seat in enumerate(room.seats):
-                for seq, text in seat.kept:
-                    if states.get(seq) is None:
-                        continue
-                    checked += 1
-                    if leaked_tiles(text, states[seq], index):
-                        leaked += 1
-    finally:
-        conn.close()
-    return checked, leaked
+def four_report(run: Run, rooms: int) -> dict:
+    """The four-seat rooms' figures: how soon a move reached each of the other three seats."""
+    return {
+        "four_rooms": rooms,
+        "four_moves": run.four_moves,
+        "four_pushes": len(run.four),
+        "four_p50_ms": round(quantile(run.four, 0.5) * 1000, 2),
+        "four_p99_ms": round(quantile(run.four, 0.99) * 1000, 2),
+    }
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -359,18 +381,28 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def report(args, run: Run, rooms, setup_s, played_s, base, idle, after, lost) -> dict:
+def report(args, run: Run, seated, setup_s, played_s, base, idle, after, lost) -> dict:
+    """Print the table; the figures of the JSON line. `seated`: the two- and four-seat rooms
+    seated (the RSS per room counts both)."""
     t = run.tally
     ms = lambda values, q: round(quantile(values, q) * 1000, 2)  # noqa: E731
     p50, p99, floor = ms(t.latency, 0.5), ms(t.latency, 0.99), ms(run.floor, 0.5)
-    per_idle = (idle - base) / max(rooms, 1)
-    per_room = (after - base) / max(rooms, 1)
+    rooms, fours = seated
+    per_idle = (idle - base) / max(rooms + fours, 1)
+    per_room = (after - base) / max(rooms + fours, 1)
+    four = f"{fours} of {args.four}" if args.four else None
     rows = [
         ("rooms seated (2 sockets each)", f"{rooms} of {args.rooms} in {setup_s:.1f} s"),
+        *([("four-seat rooms seated (4 sockets each)", four)] if four else []),
         ("think time per action", f"{args.think[0]:g}-{args.think[1]:g} s"),
         ("actions acknowledged", f"{t.moves} in {played_s:.1f} s ({t.moves / played_s:.1f}/s)"),
         ("actions by kind", ", ".join(f"{k} {n}" for k, n in sorted(t.actions.items()))),
         ("move -> other seat's push p50 / p99 / max", f"{p50} / {p99} / {ms(t.latency, 1.0)} ms"),
+        *(
+            [("four seats: move -> each push p50 / p99 / max", _spread(ms, run.four))]
+            if four
+            else []
+        ),
         ("move reply (HTTP) p50 / p99", f"{ms(t.reply, 0.5)} / {ms(t.reply, 0.99)} ms"),
         ("bare endpoint p50 / p99", f"{floor} / {ms(run.floor, 0.99)} ms ({len(run.floor)})"),
         (
@@ -405,6 +437,10 @@ def report(args, run: Run, rooms, setup_s, played_s, base, idle, after, lost) ->
     }
 
 
+def _spread(ms, values: list[float]) -> str:
+    return f"{ms(values, 0.5)} / {ms(values, 0.99)} / {ms(values, 1.0)} ms"
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=2000)
@@ -432,9 +468,14 @@ def parse_args(argv=None):
         "--computer", type=int, default=0, help="computer rooms to seat beside the friend rooms"
     )
     parser.add_argument("--level", default="hard", choices=("easy", "medium", "hard"))
+    parser.add_argument(
+        "--four", type=int, default=0, help="four-seat (pairs) rooms to seat beside the others"
+    )
     args = parser.parse_args(argv)
     if args.rooms < 1 or args.seconds <= 0 or len(args.think) != 2:
         parser.error("--rooms and --seconds must be positive, --think is low,high")
+    if args.four < 0 or args.computer < 0:
+        parser.error("--four and --computer cannot be negative")
     return args
 
 
@@ -446,7 +487,7 @@ def raise_open_files(needed: int) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    raise_open_files(4 * args.rooms + 2 * args.computer + 2000)
+    raise_open_files(4 * args.rooms + 2 * args.computer + 8 * args.four + 2000)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "load.sqlite3"
         # As in production behind one proxy: rate limits on, counted per player's address

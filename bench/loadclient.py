@@ -100,8 +100,9 @@ def choose(seats, rng: random.Random):
 
 
 def _asked(seats) -> bool:
-    """True when a new round was asked for and waits for the other seat."""
-    return any("accept-new-round" in seat.html for seat in seats)
+    """True when, at two seats, a new round was asked for and waits for the other seat (at
+    three or four, every seat's yes is a "new-round" of its own: SPEC §7.3)."""
+    return any('data-action="accept-new-round"' in seat.html for seat in seats)
 
 
 class Browser:
@@ -141,12 +142,15 @@ class Browser:
                 self.cookies[name] = morsel.value
             return reply.status, text, reply.headers
 
-    async def create_room(self, computer: str | None = None) -> None:
-        """Press "Play with a friend" on the home page, or "Play the computer" at a level."""
+    async def create_room(self, computer: str | None = None, preset: str | None = None) -> None:
+        """Press "Play with a friend" on the home page, or "Play the computer" at a level; with
+        `preset`, under that preset of the rules card (e.g. "pairs")."""
         _status, home, _h = await self.request("GET", "/")
         form = {"csrf_token": CSRF_FIELD.search(home)[1]}
         if computer is not None:
             form["level"] = computer
+        if preset is not None:
+            form["preset"] = preset
         path = "/rooms" if computer is None else "/computer"
         status, _text, headers = await self.request("POST", path, data=form)
         assert status == 303, f"creating a room: {status}"

@@ -72,3 +72,32 @@ def test_computer_rooms_beside_friend_rooms_lose_nothing_and_the_computer_answer
         r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
     )
     assert int(found.group(2)) == 0
+
+
+FOUR_KEYS = ["four_rooms", "four_moves", "four_pushes", "four_p50_ms", "four_p99_ms"]
+
+
+@pytest.mark.slow
+def test_four_seat_rooms_beside_two_seat_rooms_push_every_move_to_every_seat_and_leak_nothing():
+    command = [sys.executable, "bench/load.py", "--rooms", "2", "--four", "3", "--seconds", "8"]
+    command += ["--think", "0.02,0.1", "--leaks"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    lines = done.stdout.strip().splitlines()
+    assert lines, done.stderr
+    result = json.loads(lines[-1])
+    assert list(result) == [*KEYS, *FOUR_KEYS]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert result["rooms"] == 2 and result["four_rooms"] == 3
+    assert result["errors"] == 0 and result["lost"] == 0
+    # Each four-seat move reached the three other seats, and each push was timed.
+    assert result["four_moves"] > 0 and result["four_pushes"] == 3 * result["four_moves"]
+    assert 0 < result["four_p50_ms"] <= result["four_p99_ms"]
+    # Rounds ended and were dealt again: at four seats every seat says yes with "new-round"
+    # (a two-seat deal is one "new-round" and one "accept-new-round").
+    kinds = re.search(r"^actions by kind\s+(.*)$", done.stdout, re.MULTILINE).group(1)
+    by_kind = {k: int(n) for k, n in (item.rsplit(" ", 1) for item in kinds.split(", "))}
+    assert by_kind.get("new-round", 0) - by_kind.get("accept-new-round", 0) >= 4, kinds
+    found = re.search(
+        r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
+    )
+    assert int(found.group(2)) == 0 and int(found.group(1)) >= 4 * result["four_moves"]

@@ -22,6 +22,9 @@ from domino.web.render import links
 
 TILE_TEXT = re.compile(r"(\d+)-(\d+)")
 WRITTEN_TILE = re.compile(r"(?<!\d)[0-6]-[0-6](?!\d)")
+# A tile written anywhere in the raw text, but not inside a longer token (room ids, CSRF
+# tokens and URLs are random text that may hold "2-5").
+BARE_TILE = re.compile(r"(?<![\w.\-/])[0-6]-[0-6](?![\w.\-/])")
 VOID = frozenset(
     "area base br col embed hr img input link meta source track wbr".split()  # noqa: SIM905
 )
@@ -184,6 +187,12 @@ def button(doc: Node, action: str) -> Node | None:
     return doc.find("data-action", action, tag="button")
 
 
+def company(doc: Node) -> dict[int, Node]:
+    """The other seats of a table of three or four (SPEC §7.3 `data-seat` with
+    `data-count`), by absolute seat."""
+    return {int(n.get("data-seat")): n for n in doc.find_all("data-count") if n.has("data-seat")}
+
+
 def enabled(node: Node | None) -> bool:
     """True for a shown button that is not disabled."""
     return node is not None and not node.has("disabled")
@@ -200,11 +209,11 @@ def vals(node: Node) -> dict:
 
 
 def tile_mentions(doc: Node) -> list[tuple[str, Node]]:
-    """Every tile the markup names, with the element that names it.
+    """Every tile the markup names or draws, with the element that does.
 
-    `data-tile` values, `hx-vals` tiles, and anything written like a tile ('2-5') in the
-    text, an aria-label, a title or an id. (URLs and tokens are left out: room ids are
-    random text that may look like a tile.)
+    `data-tile` values, `hx-vals` tiles, anything written like a tile ('2-5') in the text, an
+    aria-label, a title or an id, and every domino face drawn (read from its pips). (URLs and
+    tokens are left out: room ids are random text that may look like a tile.)
     """
     found = []
     for node in [doc, *doc.iter()]:
@@ -212,6 +221,8 @@ def tile_mentions(doc: Node) -> list[tuple[str, Node]]:
             found.append((norm(node.get("data-tile")), node))
         if node.has("hx-vals") and "tile" in vals(node):
             found.append((norm(vals(node)["tile"]), node))
+        if node.tag == "svg" and "face" in (node.get("class") or "").split():
+            found.append((face_tile(node), node))
         written = [node.get(name) or "" for name in ("aria-label", "title", "id")]
         written += [child for child in node.children if isinstance(child, str)]
         for text in written:
@@ -219,9 +230,15 @@ def tile_mentions(doc: Node) -> list[tuple[str, Node]]:
     return found
 
 
-def faces(doc: Node) -> int:
-    """How many domino faces (SVG drawings of a tile) the markup holds."""
-    return sum(1 for node in doc.find_all("class", tag="svg") if "face" in node.get("class"))
+def face_tile(svg: Node) -> str:
+    """The tile a domino face (web/faces.py) draws, low-high, counted from its pips: the
+    first half is the left one (the top one on an upright face)."""
+    upright = "v" in (svg.get("class") or "").split()
+    halves = [0, 0]
+    for pip in svg.find_all("class", "pip"):
+        across = float(pip.get("cy") if upright else pip.get("cx"))
+        halves[across > 50] += 1
+    return norm(f"{halves[0]}-{halves[1]}")
 
 
 def tiles_of(state: game.State, seat: int) -> set[str]:
@@ -232,24 +249,62 @@ def line_of(state: game.State) -> list[str]:
     return [str(laid) for laid in state.line]
 
 
+def revealed_owner(node: Node, others: tuple[int, ...]) -> int | None:
+    """The seat whose revealed hand (`data-opponent-hand`) holds `node`: None when it is in
+    none; the `data-seat` of the hand's element, or at two seats the other one; -1 if unknown."""
+    inside: Node | None = node
+    while inside is not None and not inside.has("data-opponent-hand"):
+        inside = inside.parent
+    if inside is None:
+        return None
+    while inside is not None:
+        if inside.has("data-seat"):
+            return int(inside.get("data-seat"))
+        inside = inside.parent
+    return others[0] if len(others) == 1 else -1
+
+
+def leaked_tiles(html: str, state: game.State, seat: int | None, doc: Node | None = None):
+    """The tiles `html`, sent to `seat` (None: a browser without one) while the round was
+    `state`, named or drew but must not have: the one leak rule, for any number of seats.
+
+    Before the end a seat sees its own hand and the line, nothing else: no other seat's hand
+    (a partner's neither) and no boneyard or sleeping tile. Once the round is over each other
+    seat's hand may be shown, but only inside its own revealed hand (`data-opponent-hand`
+    in that seat's `data-seat` element); the boneyard and the sleeping tiles never. Read in
+    the markup (`tile_mentions`) and, for a tile written bare anywhere, in the raw text.
+    """
+    doc = parse(html) if doc is None else doc
+    others = tuple(other for other in range(len(state.hands)) if other != seat)
+    public = {norm(laid) for laid in line_of(state)}
+    if seat is not None:
+        public |= tiles_of(state, seat)
+    shown = {other: tiles_of(state, other) if state.over else set() for other in others}
+    bad = set()
+    for tile, node in tile_mentions(doc):
+        owner = revealed_owner(node, others)
+        if tile not in (public if owner is None or not state.over else shown.get(owner, ())):
+            bad.add(tile)
+    allowed = public.union(*shown.values())
+    bad |= {norm(match.group(0)) for match in BARE_TILE.finditer(html)} - allowed
+    return bad
+
+
 def assert_hides(html: str, state: game.State, seat: int) -> None:
-    """`html`, sent to `seat` in `state`, names no tile that seat may not see."""
+    """`html`, sent to `seat` in `state`, names no tile that seat may not see (`leaked_tiles`);
+    no hand is revealed before the end, and after it each revealed hand is its seat's whole
+    hand."""
     doc = parse(html)
-    own = tiles_of(state, seat)
-    laid = {norm(t) for t in line_of(state)}
-    mentions = tile_mentions(doc)
-    if not state.over:
-        leaked = {tile for tile, _node in mentions} - own - laid
-        assert not leaked, f"seat {seat} was shown {sorted(leaked)}"
-        assert not doc.find("data-opponent-hand")
-        assert faces(doc) <= len(own) + len(laid)
-        return
-    outside = {tile for tile, node in mentions if not node.inside("data-opponent-hand")}
-    assert outside <= own | laid, f"seat {seat} was shown {sorted(outside - own - laid)}"
-    shown = doc.find("data-opponent-hand")
-    if shown is not None:
-        revealed = sorted(t.get("data-tile") for t in shown.find_all("data-tile"))
-        assert revealed == sorted(tiles_of(state, 1 - seat))
+    leaked = leaked_tiles(html, state, seat, doc)
+    assert not leaked, f"seat {seat} was shown {sorted(leaked)}"
+    revealed = doc.find_all("data-opponent-hand")
+    assert state.over or not revealed, f"seat {seat} was shown a hand before the end"
+    others = tuple(other for other in range(len(state.hands)) if other != seat)
+    for shown in revealed:
+        owner = revealed_owner(shown, others)
+        assert owner in others, f"seat {seat} was shown a hand of no other seat ({owner})"
+        tiles = sorted(t.get("data-tile") for t in shown.find_all("data-tile"))
+        assert tiles == sorted(tiles_of(state, owner)), f"seat {owner}'s hand shown wrong"
 
 
 # --- browsers and sockets -----------------------------------------------------------------------

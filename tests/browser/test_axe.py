@@ -353,3 +353,34 @@ def test_a_line_of_all_28_tiles_at_both_sizes(planned, open_context, scan):  # n
     expect(page.locator("[data-chain] [data-tile]")).to_have_count(28)
     scan(page, "line-of-28")
     scan.assert_clean()
+
+
+def test_a_table_of_four_in_pairs_and_of_three_against_the_computer(server, open_context, scan):
+    """A pairs table waiting (the seat controls), full with two people and two computer seats
+    (scanned at a person's turn, so nothing fades mid-scan), and a three-seat computer room."""
+    host = open_context().new_page()
+    host.goto(server.url + "/?preset=pairs")
+    host.locator('[data-action="create-room"]').first.click()
+    invite = host.locator("[data-invite]")
+    expect(invite).to_be_visible()
+    expect(host.locator("[data-name-form][data-live]")).to_have_count(1)  # its socket is open
+    scan(host, "pairs-waiting")
+    host.locator('[data-give="3"] button').click()
+    expect(host.locator('[data-seat="3"][data-computer]')).to_have_count(1)
+    guest = open_context().new_page()
+    guest.goto(invite.input_value())
+    expect(guest.locator('[data-seat="3"][data-computer]')).to_have_count(1)
+    expect(guest.locator("[data-name-form][data-live]")).to_have_count(1)
+    scan(guest, "pairs-guest-waiting")
+    host.locator('[data-give="2"] button').click()
+    for page in (host, guest):  # full, every other seat shown; then a person is to move
+        expect(page.locator("[data-seat][data-count]")).to_have_count(3)
+    expect(host.locator('[data-turn-seat="0"], [data-turn-seat="1"]')).to_have_count(1)
+    scan(host, "pairs-playing")
+    computer = open_context().new_page()
+    computer.goto(server.url + "/?preset=three")
+    computer.locator('[data-action="play-computer"]').click()
+    expect(computer.locator("[data-seat][data-count][data-computer]")).to_have_count(2)
+    expect(computer.locator('[data-turn="you"]')).to_have_count(1)
+    scan(computer, "three-computer")
+    scan.assert_clean()

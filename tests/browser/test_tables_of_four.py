@@ -1,0 +1,267 @@
+"""Tables of three and four (issue 15, SPEC §9) in real browsers, read through the §7.3 hooks.
+
+Every page must agree, after every move, on the table's `data-seq`, whose turn it is
+(`data-turn` / `data-turn-seat`) and each other seat's tile count (`data-seat` with
+`data-count`, checked against the hand that seat's own page shows). Rounds are played to
+their end by clicking; the computer plays the seats it was given.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import TIMEOUT_MS
+from live import live_server
+from playwright.sync_api import Page, expect
+
+MAX_MOVES = 160
+AWAY_SECONDS = 2.0  # the hand-over waits this long here (two minutes in production)
+PLAYABLE = "[data-hand] [data-tile][data-playable]"
+LIVE = "[data-name-form][data-live]"  # the table came over the page's own socket: it acts
+DRAW_OR_PASS = '[data-action="draw"]:enabled, [data-action="pass"]:enabled'
+# What a page shows of the table, through the hooks only.
+TABLE_JS = """() => {
+  const table = document.querySelector('[data-seq]');
+  const turn = document.querySelector('[data-turn]');
+  const result = document.querySelector('[data-result]');
+  return {
+    seq: table ? Number(table.getAttribute('data-seq')) : null,
+    turn: turn ? turn.getAttribute('data-turn') : null,
+    turnSeat: turn ? turn.getAttribute('data-turn-seat') : null,
+    hand: document.querySelectorAll('[data-hand] [data-tile]').length,
+    others: Object.fromEntries([...document.querySelectorAll('[data-seat][data-count]')].map(
+      (el) => [el.getAttribute('data-seat'), {
+        count: Number(el.getAttribute('data-count')),
+        connected: el.getAttribute('data-connected'),
+        partner: el.hasAttribute('data-partner'),
+        computer: el.hasAttribute('data-computer'),
+      }])),
+    winner: result ? result.getAttribute('data-winner') : null,
+  };
+}"""
+
+
+@pytest.fixture
+def away_server(tmp_path):
+    """The app on a live server where a seat away for `AWAY_SECONDS` may be handed over."""
+    with live_server(tmp_path / "domino.sqlite3", seed=5, AWAY_SECONDS=AWAY_SECONDS) as live:
+        yield live
+
+
+def shown(page: Page) -> dict:
+    return page.evaluate(TABLE_JS)
+
+
+def own_seat(page: Page, seats: int) -> int:
+    """The seat a page holds: the one its table does not list among the others."""
+    (mine,) = set(range(seats)) - {int(seat) for seat in shown(page)["others"]}
+    return mine
+
+
+def open_table(open_context, url: str, preset: str) -> tuple[Page, str]:
+    """The creator's page of a new friend room under `preset`, and the invitation link."""
+    page = open_context().new_page()
+    page.goto(f"{url}/?preset={preset}")
+    page.locator('[data-action="create-room"]').first.click()
+    invite = page.locator("[data-invite]")
+    expect(invite).to_be_visible()
+    expect(page.locator(LIVE)).to_have_count(1)
+    return page, invite.input_value()
+
+
+def sit(open_context, invite: str) -> Page:
+    """A new browser opening the invitation: it takes the next free seat."""
+    page = open_context().new_page()
+    page.goto(invite)
+    expect(page.locator(LIVE)).to_have_count(1)
+    return page
+
+
+def settled(pages: list[Page], seq: int) -> list[dict]:
+    """Wait until every page shows the table at `seq` or later, all at the same one."""
+    for page in pages:
+        page.wait_for_function(
+            "(seq) => Number(document.querySelector('[data-seq]')?.getAttribute('data-seq'))"
+            " >= seq",
+            arg=seq,
+            timeout=TIMEOUT_MS,
+        )
+    views = [shown(page) for page in pages]
+    newest = max(view["seq"] for view in views)
+    if any(view["seq"] != newest for view in views):
+        return settled(pages, newest)
+    return views
+
+
+def check_agreement(pages: list[Page], seats: int, views: list[dict]) -> None:
+    """Every page names the same seat to move, and every count matches that seat's hand."""
+    mine = [own_seat(page, seats) for page in pages]
+    hands = dict(zip(mine, (view["hand"] for view in views), strict=True))
+    over = views[0]["winner"] is not None
+    turns = {view["turnSeat"] for view in views}
+    if not over:
+        assert len(turns) == 1, f"the pages disagree on whose turn it is: {views}"
+        (turn,) = turns
+        for seat, view in zip(mine, views, strict=True):
+            expected = "you" if str(seat) == turn else ("opponent" if seats == 2 else "other")
+            assert view["turn"] == expected, (seat, view)
+    for view in views:
+        for seat, other in view["others"].items():
+            if int(seat) in hands and not over:
+                assert other["count"] == hands[int(seat)], (seat, other, hands)
+
+
+def play_out(pages: list[Page], seats: int, rng: random.Random) -> list[dict]:
+    """Click through the round, the seat to move on its own page, until it ends; the final
+    views."""
+    views = settled(pages, 0)
+    for _move in range(MAX_MOVES):
+        check_agreement(pages, seats, views)
+        if all(view["winner"] is not None for view in views):
+            return views
+        seq = views[0]["seq"]
+        movers = [page for page, view in zip(pages, views, strict=True) if view["turn"] == "you"]
+        assert len(movers) <= 1, views
+        if movers:
+            click_a_move(movers[0], rng)
+        views = settled(pages, seq + 1)  # a computer seat's move comes by itself
+    raise AssertionError("the round did not end")
+
+
+def click_a_move(page: Page, rng: random.Random) -> None:
+    """Lay a playable tile (at an end chosen at random when both fit), else draw or pass."""
+    tiles = page.locator(PLAYABLE)
+    if tiles.count():
+        seq = shown(page)["seq"]
+        tiles.nth(rng.randrange(tiles.count())).click()
+        # Either the fitting ends are offered, or the tile was laid at once (a newer table).
+        page.wait_for_function(
+            "(seq) => document.querySelector('[data-end]') || "
+            "Number(document.querySelector('[data-seq]').getAttribute('data-seq')) > seq",
+            arg=seq,
+            timeout=TIMEOUT_MS,
+        )
+        ends = page.locator("[data-end]")
+        if ends.count():
+            ends.nth(rng.randrange(ends.count())).click()
+        return
+    button = page.locator(DRAW_OR_PASS).filter(visible=True)
+    expect(button).to_have_count(1)
+    button.click()
+
+
+def check_result(pages: list[Page], views: list[dict], teams: bool) -> None:
+    """Partners read the same verdict; two sides read opposite ones (or both a draw)."""
+    mine = [own_seat(page, len(views[0]["others"]) + 1) for page in pages]
+    verdict = {seat: view["winner"] for seat, view in zip(mine, views, strict=True)}
+    assert set(verdict.values()) <= {"you", "opponent", "draw"}, verdict
+    if "draw" in verdict.values():
+        assert set(verdict.values()) == {"draw"}, verdict
+    elif teams:
+        for seat, word in verdict.items():
+            if seat + 2 in verdict:
+                assert verdict[seat + 2] == word, verdict  # partners
+            if seat + 1 in verdict:
+                assert verdict[seat + 1] != word, verdict  # the other side
+    else:
+        assert list(verdict.values()).count("you") <= 1, verdict
+
+
+def test_four_browsers_play_a_round_in_pairs(server, open_context):
+    host, invite = open_table(open_context, server.url, "pairs")
+    pages = [host] + [sit(open_context, invite) for _ in range(3)]
+    assert [own_seat(page, 4) for page in pages] == [0, 1, 2, 3]
+    late = open_context().new_page()
+    late.goto(invite)  # a fifth browser: the table is full
+    expect(late.locator("[data-hand]")).to_have_count(0)
+    views = settled(pages, 0)
+    for seat, view in enumerate(views):  # partners sit opposite, marked as such
+        partner = (seat + 2) % 4
+        assert view["others"][str(partner)]["partner"], view
+        assert not any(o["partner"] for s, o in view["others"].items() if s != str(partner))
+        assert all(o["connected"] == "true" and not o["computer"] for o in view["others"].values())
+    final = play_out(pages, 4, random.Random(1))
+    check_result(pages, final, teams=True)
+
+
+def test_two_browsers_and_two_computer_seats_play_a_round(server, open_context):
+    host, invite = open_table(open_context, server.url, "pairs")
+    for seat in (1, 3):  # the other side is the computer's
+        host.locator(f'[data-give="{seat}"] button').click()
+        expect(host.locator(f'[data-seat="{seat}"][data-computer]')).to_have_count(1)
+    partner = sit(open_context, invite)
+    assert own_seat(partner, 4) == 2  # the one free seat
+    pages = [host, partner]
+    views = settled(pages, 0)
+    assert views[0]["others"]["2"]["partner"] and views[1]["others"]["0"]["partner"]
+    final = play_out(pages, 4, random.Random(2))
+    check_result(pages, final, teams=True)
+
+
+def test_three_browsers_play_a_round_of_three(server, open_context):
+    host, invite = open_table(open_context, server.url, "three")
+    pages = [host, sit(open_context, invite), sit(open_context, invite)]
+    assert [own_seat(page, 3) for page in pages] == [0, 1, 2]
+    views = settled(pages, 0)
+    assert not any(o["partner"] for view in views for o in view["others"].values())
+    final = play_out(pages, 3, random.Random(3))
+    check_result(pages, final, teams=False)
+
+
+def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(away_server, open_context):
+    host, invite = open_table(open_context, away_server.url, "three")
+    host.locator('[data-give="2"] button').click()
+    expect(host.locator('[data-seat="2"][data-computer]')).to_have_count(1)
+    guest_context = open_context()
+    guest = guest_context.new_page()
+    guest.goto(invite)
+    expect(guest.locator(LIVE)).to_have_count(1)
+    room = away_server.services.rooms
+    room_id = invite.rstrip("/").rsplit("/", 1)[-1]
+    expect(host.locator('[data-seat="1"][data-connected="true"]')).to_have_count(1)
+    guest.close()  # the guest's browser goes away
+    expect(host.locator('[data-seat="1"][data-connected="false"]')).to_have_count(1)
+    hand_over = host.locator('[data-hand-over="1"] button')
+    expect(hand_over).to_have_count(0)  # not before AWAY_SECONDS
+    expect(hand_over).to_be_visible(timeout=TIMEOUT_MS)  # pushed once the time is up
+    host.locator('[data-hand-over="1"] select').select_option("easy")
+    hand_over.click()
+    expect(host.locator('[data-seat="1"][data-computer]')).to_have_count(1)
+    assert room.get(room_id).handed(1) and room.get(room_id).bots[1] == "easy"
+    # The host plays on; the computer plays seats 1 and 2 meanwhile.
+    rng = random.Random(4)
+    for _ in range(3):
+        views = settled([host], 0)
+        if views[0]["winner"] is not None:
+            break
+        if views[0]["turn"] == "you":
+            seq = views[0]["seq"]
+            click_a_move(host, rng)
+            settled([host], seq + 1)
+        else:
+            settled([host], views[0]["seq"] + 1)
+    movers = {m.seat for m in room.get(room_id).round.history}
+    assert 1 in movers, "the computer did not play the handed seat"
+    # The guest comes back in the same browser: the seat is theirs again at its next turn.
+    back = guest_context.new_page()
+    back.goto(invite)
+    expect(back.locator("[data-hand]")).to_have_count(1)
+    for _ in range(MAX_MOVES):
+        state = room.get(room_id)
+        if not state.handed(1):
+            break
+        view = settled([host, back], 0)[0]
+        if view["turn"] == "you":
+            click_a_move(host, rng)
+        settled([host, back], view["seq"] + 1)  # a move, or the seat taken back
+    state = room.get(room_id)
+    assert not state.handed(1), "the seat was never taken back"
+    assert state.round.over or state.round.turn == 1
+    expect(host.locator('[data-seat="1"][data-count]:not([data-computer])')).to_have_count(1)
+    if not state.round.over:
+        expect(back.locator('[data-turn="you"][data-turn-seat="1"]')).to_have_count(1)
+        seq, moved = shown(back)["seq"], len(state.round.history)
+        click_a_move(back, rng)  # and it plays its own turn
+        settled([host, back], seq + 1)
+        assert room.get(room_id).round.history[moved].seat == 1

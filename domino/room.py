@@ -66,9 +66,10 @@ class Room:
 
     @property
     def computer_to_move(self) -> bool:
-        """True when the round waits for a seat the computer plays."""
+        """True when the round waits for a seat the computer plays (never in a preview
+        dealt while seats are free)."""
         turn = self.round.turn if self.round is not None else None
-        return turn is not None and self.bots[turn] is not None
+        return turn is not None and self.bots[turn] is not None and self.full
 
     @property
     def full(self) -> bool:
@@ -196,8 +197,8 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> li
     """The events a seat's action leads to; refused actions raise RoomError/IllegalMove.
 
     `present` holds the seats with a live connection: play goes on only while every seat a
-    person plays is there. A new round or match needs the word of every person seated (a
-    person alone deals at once); any move cancels an open request.
+    person plays is there. A new round or match needs the word of every person at a full
+    table (a preview is dealt again at once); any move cancels an open request.
     """
     if room.bots[seat] is not None:
         raise RoomError("computer-plays")  # handed over while away: taken back at its turn
@@ -222,9 +223,9 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> li
 
 
 def agree(room: Room, seat: int, rng) -> list:
-    """A seat's word for a new round: the deal once every person seated has given it (a
-    person alone, e.g. the creator waiting for company, deals at once)."""
-    if set(room.humans) <= room.agreed | {seat}:
+    """A seat's word for a new round: the deal once every person at the table has given
+    it (while seats are free the deal is a preview, dealt again at once)."""
+    if not room.full or set(room.humans) <= room.agreed | {seat}:
         return next_round(room, rng)
     return [("ask", {"seat": seat})]
 

@@ -22,6 +22,7 @@ from .room import (
     level_event,
     move_events,
     name_event,
+    next_round,
     rules_event,
     secret_hash,
 )
@@ -149,7 +150,12 @@ class Rooms:
         room = self.require(room_id)
         if seat not in room.humans:
             raise RoomError("not-away")
-        return self._commit(room, [level_event(seat, level)])
+        handed = level_event(seat, level)
+        after = apply(room, *handed, room.seq + 1)
+        if after.request is not None and set(after.humans) <= after.agreed:
+            # The seat was the last whose word a new round waited for: the computer gives it.
+            return self._commit(room, [handed, *next_round(after, self.rng)])
+        return self._commit(room, [handed])
 
     def take_back(self, room_id: str, seat: int) -> Room:
         """The seat's player plays it again."""

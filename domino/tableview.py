@@ -69,8 +69,9 @@ class TableView:
 
     @property
     def people(self) -> int:
-        """How many people hold seats at this table, this one included."""
-        return 1 + sum(1 for other in self.company if other.held)
+        """How many people play at this table, this one included (not a seat handed to
+        the computer while its player is away)."""
+        return 1 + sum(1 for other in self.company if other.held and other.computer is None)
 
 
 def table_view(

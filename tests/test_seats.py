@@ -19,7 +19,7 @@ from domino.rules import PRESETS
 from domino.store import Store
 from domino.views import seat_view
 
-AWAY = 0.3  # seconds a seat must be away before it may be handed over, in these tests
+AWAY = 1.0  # seconds a seat must be away before it may be handed over, in these tests
 
 
 @pytest.fixture

@@ -41,6 +41,7 @@ REFUSALS = {
     "bad-rules": N_("These rules cannot be played at a table here."),
     "computer-plays": N_("The computer plays your seat for now: it is yours again at your turn."),
     "not-creator": N_("Only the player who set up the table can give a seat to the computer."),
+    "not-your-level": N_("Only the player who set up the table can change the computer's level."),
     "seat-taken": N_("That seat is already taken."),
     "bad-seat": N_("There is no such seat at this table."),
     "not-away": N_("That player has not been away long enough to hand their seat over."),
@@ -67,6 +68,7 @@ STATUSES = {
     "bad-seat": 400,
     "bad-name": 400,
     "not-creator": 403,
+    "not-your-level": 403,
     "not-seated": 403,
     "no-room": 404,
 }

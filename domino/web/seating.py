@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, request
 
 from ..room import RoomError
+from .messages import notice
 from .pages import acting_seat, form_seat, refuse, tables
 from .render import links, render_table
 
@@ -23,13 +24,15 @@ def computer(room_id: str):
         other = form_seat(found)
         if other is None:
             raise RoomError("bad-seat")
+        news = None
         if other in found.free:
             after = tables().give(room_id, seat, other, level)
         else:
             after = tables().hand_over(room_id, seat, other, level)
+            news = notice("handed-over")
     except RoomError as error:
         return refuse(tables().get(room_id), error.code, seat)
-    return render_table(tables().view(after, seat), links(after))
+    return render_table(tables().view(after, seat), links(after), notice=news)
 
 
 @bp.post("/r/<room_id>/name")

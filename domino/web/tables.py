@@ -110,6 +110,8 @@ class Tables:
         it plays that nobody holds); it decides anew if it is to move."""
         with self._lock(room_id):
             before = self.rooms.require(room_id)
+            if by not in before.humans or (by != 0 and len(before.humans) > 1):
+                raise RoomError("not-your-level")  # the page offers levels to the creator only
             room = self.rooms.set_level(room_id, level, seat)
             if room.seq != before.seq:
                 self._push(room, by)
@@ -158,6 +160,8 @@ class Tables:
             room = self.rooms.get(room_id)
             if room is None or room.seq != seq or not room.computer_to_move:
                 return None  # something happened meanwhile; whoever did it nudged anew
+            if not self.everyone_here(room):
+                return None  # someone left meanwhile: their return nudges anew
             seat = room.round.turn
             room = self.rooms.commit_as(room, seat, action)
             self._push(room, seat)
@@ -287,8 +291,14 @@ class Tables:
         """Give a seat back to its returning player when due, then let the computer move if
         it is to (after a restart, nothing else would)."""
         room = self._give_back(room)
-        if self.computer is not None:
+        if self.computer is not None and self.everyone_here(room):
             self.computer.nudge(room)
+
+    def everyone_here(self, room: Room) -> bool:
+        """True when play may go on: every person at the table is connected (a person
+        alone against the computer need not be: nobody else waits on them)."""
+        humans = room.humans
+        return len(humans) < 2 or set(humans) <= self.hub.present(room.id)
 
     def _give_back(self, room: Room) -> Room:
         """A seat handed to the computer goes back to its player, when they are here, at

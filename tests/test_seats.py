@@ -10,7 +10,7 @@ import time
 
 import pytest
 from checker import check_record
-from webkit import Table, make_app
+from webkit import Table, friends, make_app
 
 from domino import bots, game
 from domino.room import RoomError, decide, fold, secret_hash
@@ -214,13 +214,7 @@ def test_a_person_plays_the_computer_on_every_other_seat(app, preset):
 
 def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(app):
     services = app.extensions["domino"]
-    host = Table(app)
-    host.create_room()
-    guest = Table(app, host.room)
-    guest.open()
-    guest.join()
-    host.connect()
-    guest.connect()
+    host, guest = friends(app)
     room = services.rooms.get(host.room)
     if room.round.turn == 1:  # the guest opens: let them, so the host is to move
         guest.fragment()

@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 
 from test_seats import AWAY, app, move_params, rooms  # noqa: F401 (fixtures)
-from webkit import Table, make_app
+from webkit import Table, friends, make_app
 
 from domino.rules import PRESETS
 
@@ -85,13 +85,7 @@ def test_the_computer_waits_while_a_person_is_away(tmp_path):
 
 def test_a_handed_seat_comes_back_at_once_between_rounds(app):  # noqa: F811
     services = app.extensions["domino"]
-    host = Table(app)
-    host.create_room()
-    guest = Table(app, host.room)
-    guest.open()
-    guest.join()
-    host.connect()
-    guest.connect("100.b")
+    host, guest = friends(app)
     guest.disconnect()
     time.sleep(AWAY)
     host.fragment()

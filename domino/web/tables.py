@@ -110,6 +110,8 @@ class Tables:
         it plays that nobody holds); it decides anew if it is to move."""
         with self._lock(room_id):
             before = self.rooms.require(room_id)
+            if not any(before.bots):
+                raise RoomError("not-computer")
             if by not in before.humans or (by != 0 and len(before.humans) > 1):
                 raise RoomError("not-your-level")  # the page offers levels to the creator only
             room = self.rooms.set_level(room_id, level, seat)

@@ -109,6 +109,12 @@ def deal(rules: Rules, rng) -> RoundStarted:
     """Shuffle with `rng` (production: `secrets.SystemRandom()`) and deal the hands."""
     tiles = list(rules.full_set())
     rng.shuffle(tiles)
+    return deal_out(rules, tiles)
+
+
+def deal_out(rules: Rules, tiles) -> RoundStarted:
+    """Deal shuffled `tiles`: seat 0 takes the first hand, seat 1 the next, and so on; the
+    rest is the boneyard (or the sleeping tiles), in that order."""
     size, seats = rules.hand_size, rules.seats
     hands = tuple(tuple(tiles[i * size : (i + 1) * size]) for i in range(seats))
     return RoundStarted(hands, tuple(tiles[seats * size :]))

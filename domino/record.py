@@ -84,12 +84,14 @@ def deal_from_dict(data: object) -> RoundStarted:
     )
 
 
-def to_record(state: State, seats: Sequence[str], match: dict | None = None) -> dict:
+def to_record(
+    state: State, seats: Sequence[str], match: dict | None = None, fairness: dict | None = None
+) -> dict:
     """The record of a finished round; `seats` names who sat where.
 
     A round of the default game is written as SPEC §7.1 shows it; under other rules the
     record adds `rules`, and the result its `winners` and `scores`; a round of a match adds
-    `match` (see `match_to_dict`).
+    `match` (see `match_to_dict`); a fair deal's record adds its `fairness` (SPEC §10).
     """
     result = outcome(state)
     if result is None:
@@ -104,6 +106,8 @@ def to_record(state: State, seats: Sequence[str], match: dict | None = None) -> 
     record["result"] = _result(state.rules, result)
     if match is not None:
         record["match"] = match
+    if fairness is not None:
+        record["fairness"] = fairness
     return record
 
 

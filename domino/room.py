@@ -5,8 +5,11 @@ A room event is `(type, data)`: "rules" (the room's rules object, its first even
 to, a new round or match), "decline", "level" (the computer plays a seat, at a level: a free
 seat given to it, or a seat whose player has been away; a computer room's older "level" events
 name no seat and mean seat 1), "back" (a seat's player takes it back from the computer),
-"name" (a seat's display name) and "match" (a new match begins; the deal that follows is its
-first). Rooms from before rules were stored have no "rules" event: they play the default game.
+"name" (a seat's display name), "match" (a new match begins; the deal that follows is its
+first), "options" (the tile counter) and the fair-deal events "commit" and "seed" (see
+`domino.dealing`). An "ask" may name `what`: "rematch" asks to replay the round just finished
+with the hands turned (a "deal" that names `rematch`). Rooms from before rules were stored
+have no "rules" event: they play the default game.
 """
 
 from __future__ import annotations
@@ -15,16 +18,17 @@ import hashlib
 import secrets
 from dataclasses import dataclass, replace
 
-from . import game
-from .events import DRAW, PASS, Play
+from . import dealing, game
+from .dealing import NOT_YET, Fair
 from .match import Match, add, new_match
-from .record import deal_from_dict, deal_to_dict, move_from_dict, move_to_dict
+from .record import move_from_dict
 from .rules import DEFAULT, Rules
-from .tiles import Tile
 
 MOVES = ("play", "draw", "pass")
 DRAW_UNTIL = "draw-until"  # draws, one stored "draw" each, until a tile fits (web/tables.py)
-ROOM_ACTIONS = (*MOVES, DRAW_UNTIL, "new-round", "accept-new-round", "decline-new-round")
+ASKS = {"new-round": "round", "rematch": "rematch"}  # what each asks for
+ACCEPTS = {"accept-new-round": "round", "accept-rematch": "rematch"}
+ROOM_ACTIONS = (*MOVES, DRAW_UNTIL, *ASKS, *ACCEPTS, "decline-new-round")
 LEVELS = ("easy", "medium", "hard")
 OLD_COMPUTER_SEAT = 1  # the seat of a computer room's "level" events that name none
 NAME_LENGTH = 20  # the longest display name, in characters
@@ -46,8 +50,10 @@ class Room:
     seat it plays (None: a person plays it, or nobody yet), `names` the seats' display names.
     `rounds` counts the dealt rounds that count (0 while the creator waits: a preview);
     `match` is the match in play (rooms with a target only) and `matches` its number;
-    `request` is the seat that asked for a new round or match and `agreed` every seat that
-    asked or agreed since.
+    `request` is the seat that asked for a new round or match (or, `request_kind`
+    "rematch", a rematch) and `agreed` every seat that asked or agreed since. `fair` is the
+    fair-deal state, `dealt_at` the seq of the latest deal, `duplicate` the round a rematch
+    replays (while the round in play is its rematch) and `counter` the tile counter option.
     """
 
     id: str
@@ -63,6 +69,11 @@ class Room:
     matches: int = 0
     agreed: frozenset[int] = frozenset()
     names: tuple[str, ...] = ("", "")
+    fair: Fair = NOT_YET
+    dealt_at: int = 0
+    request_kind: str | None = None
+    duplicate: game.State | None = None
+    counter: bool = False
 
     @property
     def computer_to_move(self) -> bool:
@@ -156,21 +167,26 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
     if kind in MOVES:
         state = game.apply(room.round, move_from_dict(data))
         match = room.match
-        if state.over and match is not None and room.rounds:
-            match = add(match, game.outcome(state))
-        return replace(room, round=state, request=None, agreed=frozenset(), match=match, seq=seq)
+        if state.over and match is not None and room.rounds and room.duplicate is None:
+            match = add(match, game.outcome(state))  # a rematch does not count
+        return replace(room, round=state, match=match, seq=seq, **_NO_REQUEST)
     if kind == "deal":
-        leader = room.match.leader if room.match is not None and room.rounds else None
-        state = game.start(deal_from_dict(data), room.rules, leader)
-        rounds = room.rounds + 1 if room.full else 0  # round 0: a preview, until all are seated
-        return replace(room, round=state, rounds=rounds, request=None, agreed=frozenset(), seq=seq)
+        return _dealt(room, data, seq)
+    if kind == "commit":
+        return replace(room, fair=dealing.on_commit(room.fair, data, room.rules.seats), seq=seq)
+    if kind == "seed":
+        return replace(room, fair=dealing.on_seed(room.fair, data), seq=seq)
+    if kind == "options":
+        return replace(room, counter=bool(data.get("counter")), seq=seq)
     if kind == "seat":
         return replace(room, seats=_put(room.seats, data["seat"], data["hash"]), seq=seq)
     if kind == "ask":
         request = data["seat"] if room.request is None else room.request
-        return replace(room, request=request, agreed=room.agreed | {data["seat"]}, seq=seq)
+        what = room.request_kind or data.get("what", "round")
+        agreed = room.agreed | {data["seat"]}
+        return replace(room, request=request, request_kind=what, agreed=agreed, seq=seq)
     if kind == "decline":
-        return replace(room, request=None, agreed=frozenset(), seq=seq)
+        return replace(room, seq=seq, **_NO_REQUEST)
     if kind == "level":
         seat = data.get("seat", OLD_COMPUTER_SEAT)
         return replace(room, bots=_put(room.bots, seat, data["level"]), seq=seq)
@@ -188,107 +204,34 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
     raise ValueError(f"unknown room event {kind!r}")
 
 
+_NO_REQUEST = {"request": None, "request_kind": None, "agreed": frozenset()}
+
+
+def _dealt(room: Room, data: dict, seq: int) -> Room:
+    """The room after a "deal": a shuffled one (checked against its commitment), or a
+    rematch of the round just finished."""
+    if "rematch" in data:
+        started = dealing.on_rematch(room.round, data)
+        state = game.start(started, room.rules)  # opened as a first round is
+        return replace(
+            room, round=state, duplicate=room.round, dealt_at=seq, seq=seq, **_NO_REQUEST
+        )
+    fair, started = dealing.on_deal(room.fair, data, room.rules, room.humans)
+    leader = room.match.leader if room.match is not None and room.rounds else None
+    state = game.start(started, room.rules, leader)
+    rounds = room.rounds + 1 if room.full else 0  # round 0: a preview, until all are seated
+    return replace(
+        room,
+        round=state,
+        rounds=rounds,
+        fair=fair,
+        duplicate=None,
+        dealt_at=seq,
+        seq=seq,
+        **_NO_REQUEST,
+    )
+
+
 def _put(values: tuple, index: int, value) -> tuple:
     """`values` with `value` at `index`."""
     return (*values[:index], value, *values[index + 1 :])
-
-
-def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> list:
-    """The events a seat's action leads to; refused actions raise RoomError/IllegalMove.
-
-    `present` holds the seats with a live connection: play goes on only while every seat a
-    person plays is there. A new round or match needs the word of every person at a full
-    table (a preview is dealt again at once); any move cancels an open request.
-    """
-    if room.bots[seat] is not None:
-        raise RoomError("computer-plays")  # handed over while away: taken back at its turn
-    if action in MOVES:
-        if not room.full:
-            raise RoomError("no-guest")
-        if any(other not in present for other in room.humans if other != seat):
-            raise RoomError("opponent-away")
-        return move_events(room, seat, _game_action(action, params))
-    asked = room.request is not None
-    if action == "new-round":
-        if seat in room.agreed:
-            raise RoomError("already-asked")
-        return agree(room, seat, rng)
-    if action in ("accept-new-round", "decline-new-round"):
-        if not asked or seat in room.agreed:
-            raise RoomError("no-request")
-        if action == "accept-new-round":
-            return agree(room, seat, rng)
-        return [("decline", {"seat": seat})]
-    raise RoomError("unknown-action")
-
-
-def agree(room: Room, seat: int, rng) -> list:
-    """A seat's word for a new round: the deal once every person at the table has given
-    it (while seats are free the deal is a preview, dealt again at once)."""
-    if not room.full or set(room.humans) <= room.agreed | {seat}:
-        return next_round(room, rng)
-    return [("ask", {"seat": seat})]
-
-
-def next_round(room: Room, rng) -> list:
-    """The events of the next deal: the match's next round between rounds, else (a round
-    given up, or a match over) a new match, if the room plays matches."""
-    if room.match is None or not room.full or room.between_rounds:
-        return [deal_event(room.rules, rng)]
-    return [("match", {}), deal_event(room.rules, rng)]
-
-
-def others(room: Room, seat: int) -> list[int]:
-    """Every seat of the room but `seat`."""
-    return [other for other in range(len(room.seats)) if other != seat]
-
-
-def move_events(room: Room, seat: int, action) -> list:
-    """The stored event of a seat's play, draw or pass; an illegal one raises IllegalMove."""
-    event = game.resolve(room.round, seat, action)
-    game.apply(room.round, event)
-    data = move_to_dict(event)
-    return [(data["action"], data)]
-
-
-def level_event(seat: int, level: str) -> tuple[str, dict]:
-    """The computer plays `seat` at `level`, checked."""
-    if level not in LEVELS:
-        raise RoomError("bad-level")
-    return ("level", {"seat": seat, "level": level})
-
-
-def name_event(seat: int, name: str) -> tuple[str, dict]:
-    """A seat's display name: trimmed, one line, at most NAME_LENGTH characters ("" for none)."""
-    name = " ".join(str(name).split())
-    if len(name) > NAME_LENGTH or not name.isprintable():
-        raise RoomError("bad-name")
-    return ("name", {"seat": seat, "name": name})
-
-
-def rules_event(rules: Rules) -> tuple[str, dict]:
-    """The room's rules, its first event; rooms play double-six."""
-    if rules.max_pip != DEFAULT.max_pip:
-        raise RoomError("bad-rules")
-    return ("rules", rules.to_json())
-
-
-def deal_event(rules: Rules, rng) -> tuple[str, dict]:
-    """A fresh deal, shuffled once and recorded."""
-    return ("deal", deal_to_dict(game.deal(rules, rng)))
-
-
-def _game_action(action: str, params: dict):
-    """Read a play, draw or pass from request parameters."""
-    if action == "draw":
-        return DRAW
-    if action == "pass":
-        return PASS
-    try:
-        tile = Tile.parse(params.get("tile", ""))
-    except ValueError as error:
-        raise RoomError("bad-tile") from error
-    end = params.get("end")
-    if end not in ("left", "right"):
-        raise RoomError("bad-end")
-    return Play(tile, end)

@@ -9,23 +9,22 @@ from __future__ import annotations
 
 import secrets
 import threading
+from dataclasses import dataclass
 
-from .record import dumps, match_to_dict, to_record
-from .room import (
-    Room,
-    RoomError,
-    apply,
-    deal_event,
+from . import dealing
+from .actions import (
     decide,
-    empty,
-    fold,
+    fold_in,
+    fresh_deal,
+    granted,
     level_event,
     move_events,
     name_event,
-    next_round,
     rules_event,
-    secret_hash,
+    seed_events,
 )
+from .record import dumps, match_to_dict, to_record
+from .room import Room, RoomError, apply, empty, fold, secret_hash
 from .rules import DEFAULT, Rules
 from .store import Conflict, Store
 
@@ -40,6 +39,16 @@ def record_names(room: Room) -> tuple[str, ...]:
         "computer" if bot else (people[seat] if people else f"player {seat + 1}")
         for seat, bot in enumerate(room.bots)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class FirstDeal:
+    """What the home page committed to before a room existed (SPEC §10): the server seed it
+    showed the commitment of, the page's single-use `nonce` and the client seed sent back."""
+
+    server_seed: str
+    nonce: str
+    client_seed: str | None = None
 
 
 def new_secret() -> str:
@@ -91,31 +100,61 @@ class Rooms:
         return room
 
     def create(
-        self, kind: str = "friend", level: str = "medium", rules: Rules = DEFAULT
+        self,
+        kind: str = "friend",
+        level: str = "medium",
+        rules: Rules = DEFAULT,
+        counter: bool = False,
+        first: FirstDeal | None = None,
     ) -> tuple[Room, str]:
         """A new room: its rules, its creator in seat 0 (in a computer room, the computer on
-        every other seat, at `level`) and the first deal; returns the creator's secret."""
+        every other seat, at `level`) and the first deal, of the seed the home page committed
+        to (`first`; a nonce used before commits afresh and drops the creator's seed) and
+        the creator's; returns the creator's secret."""
         room_id, secret = new_room_id(), new_secret()
         events = [rules_event(rules), ("seat", {"seat": 0, "hash": secret_hash(secret)})]
+        if counter:
+            events.append(("options", {"counter": True}))
         if kind == "computer":
             events += [level_event(seat, level) for seat in range(1, rules.seats)]
-        events.append(deal_event(rules, self.rng))
-        self.store.create_room(room_id, kind, events)
+        try:
+            self.store.create_room(
+                room_id,
+                kind,
+                self._first_deal(room_id, kind, events, first),
+                nonce=first.nonce if first else None,
+            )
+        except Conflict:  # the page's nonce was used: its commitment is spent
+            self.store.create_room(room_id, kind, self._first_deal(room_id, kind, events, None))
         return self.get(room_id), secret
 
-    def join(self, room_id: str, secret: str | None) -> tuple[Room, int | None, str | None]:
+    def _first_deal(self, room_id: str, kind: str, events: list, first: FirstDeal | None):
+        """`events`, then the commitment and seed of the first deal, and the deal."""
+        if first is not None:
+            events = [*events, dealing.commit_of(first.server_seed, first.nonce)]
+            params = {"client_seed": first.client_seed or ""}
+            room = fold_in(empty(room_id, kind), events)
+            params["commitment"] = room.fair.next_commitment
+            events += seed_events(room, 0, params)
+        return [*events, *fresh_deal(fold_in(empty(room_id, kind), events), self.rng)]
+
+    def join(
+        self, room_id: str, secret: str | None, params: dict | None = None
+    ) -> tuple[Room, int | None, str | None]:
         """Seat a browser: its own seat back, else the first free seat, else none.
 
-        The seat that makes the table full gets a fresh deal: what was dealt while seats were
-        free (and could be dealt again at will) was only a preview.
+        The seat that makes the table full gets a fresh deal, with the client seed in
+        `params`: what was dealt while seats were free (and could be dealt again at will)
+        was only a preview.
         """
         room = self.require(room_id)
         seat = room.seat_of(secret)
         if seat is not None or room.full:
             return room, seat, secret
         secret, seat = new_secret(), room.free[0]
-        seated = ("seat", {"seat": seat, "hash": secret_hash(secret)})
-        room = self._commit(room, [seated, *self._fresh_if_full(room, seated)])
+        seated = [("seat", {"seat": seat, "hash": secret_hash(secret)})]
+        seated += seed_events(fold_in(room, seated), seat, params or {})
+        room = self._commit(room, [*seated, *self._fresh_if_full(room, seated)])
         return room, seat, secret
 
     def act(self, room_id: str, seat: int, action: str, params: dict, present, seq) -> Room:
@@ -136,13 +175,15 @@ class Rooms:
         events = [level_event(s, level) for s in seats if room.bots[s] != level]
         return self._commit(room, events) if events else room
 
-    def give(self, room_id: str, seat: int, level: str) -> Room:
-        """Give a free seat to the computer, at `level`; the table, if now full, is dealt."""
+    def give(self, room_id: str, seat: int, level: str, by: int = 0, params=None) -> Room:
+        """Give a free seat to the computer, at `level`; the table, if now full, is dealt
+        (with the client seed of seat `by` in `params`)."""
         room = self.require(room_id)
         if seat not in room.free:
             raise RoomError("seat-taken")
-        given = level_event(seat, level)
-        return self._commit(room, [given, *self._fresh_if_full(room, given)])
+        given = [level_event(seat, level)]
+        given += seed_events(fold_in(room, given), by, params or {})
+        return self._commit(room, [*given, *self._fresh_if_full(room, given)])
 
     def hand_over(self, room_id: str, seat: int, level: str) -> Room:
         """Let the computer play a held seat whose player is away (the caller checks how
@@ -153,8 +194,8 @@ class Rooms:
         handed = level_event(seat, level)
         after = apply(room, *handed, room.seq + 1)
         if after.request is not None and set(after.humans) <= after.agreed:
-            # The seat was the last whose word a new round waited for: the computer gives it.
-            return self._commit(room, [handed, *next_round(after, self.rng)])
+            # The seat was the last whose word a request waited for: the computer gives it.
+            return self._commit(room, [handed, *granted(after, after.request_kind, self.rng)])
         return self._commit(room, [handed])
 
     def take_back(self, room_id: str, seat: int) -> Room:
@@ -172,10 +213,10 @@ class Rooms:
             return room
         return self._commit(room, [event])
 
-    def _fresh_if_full(self, room: Room, event) -> list:
-        """A fresh deal if `event` fills the last free seat, else nothing."""
-        after = apply(room, *event, room.seq + 1)
-        return [deal_event(room.rules, self.rng)] if after.full and not room.full else []
+    def _fresh_if_full(self, room: Room, events: list) -> list:
+        """A fresh deal if `events` fill the last free seat, else nothing."""
+        after = fold_in(room, events)
+        return fresh_deal(after, self.rng) if after.full and not room.full else []
 
     def commit_as(self, room: Room, seat: int, action) -> Room:
         """Carry out an action chosen for `seat` by the computer in `room` as it stands."""
@@ -217,10 +258,12 @@ class Rooms:
 
 def record_text(before: Room, after: Room) -> str:
     """The round record of the round a move finished (`before` it, `after` it), one JSON line."""
+    if after.duplicate is not None:  # a rematch: counted in no match, its deal proven before
+        return dumps(to_record(after.round, record_names(after)))
     match = None
     if after.match is not None:
         match = match_to_dict(after.matches, before.match, after.match)
-    return dumps(to_record(after.round, record_names(after), match))
+    return dumps(to_record(after.round, record_names(after), match, after.fair.current))
 
 
 def fold_finishing(room: Room, events) -> tuple[Room, list[tuple[int, str]]]:

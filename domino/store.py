@@ -39,6 +39,21 @@ def m002_round_records(db: Database) -> None:
     db["rooms"].add_column("records_stored", int, not_null_default=0)
 
 
+@migrations()
+def m003_fair_nonces_and_reviews(db: Database) -> None:
+    """The home page's single-use fair-deal nonces (SPEC §10), and each round's stored review."""
+    db["fair_nonces"].create({"nonce": str, "at": float}, pk="nonce")
+    db["fair_nonces"].create_index(["at"])
+    db["reviews"].create(
+        {"room": str, "seq": int, "review": str, "at": float},
+        pk=("room", "seq"),
+        foreign_keys=[("room", "rooms", "id")],
+    )
+
+
+NONCE_SECONDS = 3600  # how long a home page's fair-deal nonce may be used
+
+
 class Conflict(Exception):
     """The event number is already taken: somebody else wrote first."""
 
@@ -75,10 +90,15 @@ class Store:
             changed, self._version = version != self._version, version
         return changed
 
-    def create_room(self, room: str, kind: str, events: list[tuple[str, dict]]) -> None:
-        """Create a room with its first events, all in one transaction."""
+    def create_room(
+        self, room: str, kind: str, events: list[tuple[str, dict]], nonce: str | None = None
+    ) -> None:
+        """Create a room with its first events, all in one transaction; `nonce` (a home
+        page's fair-deal nonce) is spent with it: a second use raises Conflict."""
         now = time.time()
         with self._lock, self.db.atomic():
+            if nonce is not None:
+                self._spend(nonce, now)
             self.db["rooms"].insert(
                 {
                     "id": room,
@@ -101,6 +121,36 @@ class Store:
                 self._insert_records(room, records)
         except sqlite3.IntegrityError as error:
             raise Conflict(f"room {room} already has event {seq}") from error
+
+    def _spend(self, nonce: str, now: float) -> None:
+        """Mark a fair-deal nonce used (purging expired ones); raise Conflict if it was."""
+        self.db.execute("DELETE FROM fair_nonces WHERE at < ?", [now - NONCE_SECONDS])
+        try:
+            self.db.execute("INSERT INTO fair_nonces (nonce, at) VALUES (?, ?)", [nonce, now])
+        except sqlite3.IntegrityError as error:
+            raise Conflict(f"nonce {nonce} was used") from error
+
+    def record_rows(self, room: str) -> list[tuple[int, str]]:
+        """The stored round records of a room as (seq, record text), in order."""
+        sql = "SELECT seq, record FROM records WHERE room = ? ORDER BY seq"
+        with self._lock:
+            return [(seq, text) for seq, text in self.db.execute(sql, [room])]
+
+    def review(self, room: str, seq: int) -> str | None:
+        """The stored review (JSON text) of the round recorded at `seq`, if made."""
+        sql = "SELECT review FROM reviews WHERE room = ? AND seq = ?"
+        with self._lock:
+            row = self.db.execute(sql, [room, seq]).fetchone()
+        return row[0] if row else None
+
+    def save_review(self, room: str, seq: int, review: str) -> None:
+        """Store a round's review once (a second save of the same round changes nothing)."""
+        sql = "INSERT OR IGNORE INTO reviews (room, seq, review, at) VALUES (?, ?, ?, ?)"
+        try:
+            with self._lock, self.db.atomic():
+                self.db.execute(sql, [room, seq, review, time.time()])
+        except sqlite3.IntegrityError:
+            pass  # the room was deleted meanwhile
 
     def _insert_records(self, room: str, records, verb: str = "INSERT") -> None:
         self.db.conn.executemany(
@@ -158,6 +208,7 @@ class Store:
             ids = [row["id"] for row in idle]
             for room in ids:
                 self.db.execute("DELETE FROM records WHERE room = ?", [room])
+                self.db.execute("DELETE FROM reviews WHERE room = ?", [room])
                 self.db.execute("DELETE FROM events WHERE room = ?", [room])
                 self.db.execute("DELETE FROM rooms WHERE id = ?", [room])
         return ids

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from .duplicate import DuplicateResult, duplicate_result
 from .match import Match
 from .room import Room
 from .rules import DEFAULT, Rules
@@ -31,6 +32,18 @@ class Company:
 
 
 @dataclass(frozen=True, slots=True)
+class Fairness:
+    """The public side of a room's fair deals: the current deal's commitment and round, its
+    server seed once the round is over (None before: never held by a view mid-round), and
+    the commitment to the next deal's seed."""
+
+    commitment: str | None
+    server_seed: str | None
+    round: int | None
+    next_commitment: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class TableView:
     """Everything one seat's table shows; templates receive this, never the room."""
 
@@ -51,6 +64,20 @@ class TableView:
     company: tuple[Company, ...] = ()
     name: str = ""
     handed: bool = False  # the computer plays this seat until its player's turn comes again
+    fair: Fairness | None = None
+    request_kind: str | None = None  # "round" or "rematch", while a request is open
+    rematch: bool = False  # the round in play replays the one before it, hands turned
+    duplicate: DuplicateResult | None = None  # a finished rematch beside the round it replayed
+
+    @property
+    def commitment(self) -> str | None:
+        """The commitment to the current deal's server seed (SPEC §10), if it was fair."""
+        return self.fair.commitment if self.fair else None
+
+    @property
+    def server_seed(self) -> str | None:
+        """The current deal's server seed, revealed once its round is over."""
+        return self.fair.server_seed if self.fair else None
 
     @property
     def waiting(self) -> bool:
@@ -80,7 +107,7 @@ def table_view(
     """What `seat` sees of `room`; `present` holds the seats with a live socket, `away_long`
     those away long enough to be handed to the computer; `live` is False until the page's
     own socket is open."""
-    view = seat_view(room.round, seat)
+    view = seat_view(room.round, seat, counter=room.counter)
     request = None
     if room.request is not None:
         request = "mine" if seat in room.agreed else "theirs"
@@ -104,6 +131,29 @@ def table_view(
         company=company,
         name=room.names[seat],
         handed=room.handed(seat),
+        fair=_fairness(room),
+        request_kind=room.request_kind,
+        rematch=room.duplicate is not None,
+        duplicate=_duplicate(room, seat),
+    )
+
+
+def _duplicate(room: Room, seat: int) -> DuplicateResult | None:
+    """Both rounds of a finished rematch as `seat` played them (every hand is public now)."""
+    if room.duplicate is None or not room.round.over:
+        return None
+    return duplicate_result(room.duplicate, room.round, seat)
+
+
+def _fairness(room: Room) -> Fairness:
+    """What the table may show of the room's fair deals now."""
+    current = room.fair.current or {}
+    over = room.round is not None and room.round.over
+    return Fairness(
+        current.get("commitment"),
+        current.get("server_seed") if over else None,
+        current.get("round"),
+        room.fair.next_commitment,
     )
 
 

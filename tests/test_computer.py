@@ -40,7 +40,9 @@ from webkit import (
 )
 
 from domino import game
+from domino.dealing import new_server_seed
 from domino.events import DRAW, Play
+from domino.fair import fair_deal
 from domino.room import MOVES, fold
 from domino.rules import DEFAULT
 from domino.tiles import Laid, Tile
@@ -156,8 +158,9 @@ def until(table: Table, wanted, rng: random.Random, limit: int = 200) -> game.St
 
 def seed_where(opener: int) -> int:
     """A dealing seed whose first deal (the app's first room) gives `opener` the opening tile."""
-    for seed in range(100):
-        deal = game.deal(game.DEFAULT, random.Random(seed))
+    for seed in range(100):  # the room commits to the rng's first server seed; nobody sends one
+        server_seed = new_server_seed(random.Random(seed))
+        deal = fair_deal(game.DEFAULT, server_seed, 1, [None, None])
         if game.opener(game.DEFAULT, deal.hands)[0] == opener:
             return seed
     raise AssertionError(f"no seed below 100 gives seat {opener} the opening tile")
@@ -208,7 +211,7 @@ def test_play_the_computer_creates_a_computer_room(app, level):
     assert player.seat == 0
     assert room.rounds == 1
     kinds = [kind for _seq, kind, _data in player.log]
-    assert kinds[:4] == ["rules", "seat", "level", "deal"]
+    assert kinds[:6] == ["rules", "seat", "level", "commit", "deal", "commit"]
     assert player.log[0][2] == DEFAULT.to_json()
     assert player.log[2][2] == {"seat": COMPUTER, "level": expected}
 
@@ -573,8 +576,8 @@ def test_the_computer_always_accepts_a_new_round(app):
     assert (before.rounds, after.rounds) == (1, 2)
     assert after.request is None
     kinds = [kind for seq, kind, _data in player.log if seq > before.seq]
-    assert kinds[0] == "deal" and "ask" not in kinds
-    assert all(kind in MOVES for kind in kinds[1:])
+    assert kinds[:2] == ["deal", "commit"] and "ask" not in kinds
+    assert all(kind in MOVES for kind in kinds[2:])
     deal = next(data for seq, kind, data in player.log if seq == before.seq + 1)
     assert hand(page(response)) == deal["hands"][0]
     assert button(page(response), "accept-new-round") is None

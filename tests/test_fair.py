@@ -3,11 +3,23 @@ text alone (two readings of it, written apart, agree on them), and its propertie
 
 from __future__ import annotations
 
+from random import Random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domino.fair import commitment, fair_deal, shuffle, uniform
+from domino.fair import (
+    block,
+    check_record,
+    commitment,
+    fair_deal,
+    is_client_seed,
+    new_server_seed,
+    shuffle,
+    uniform,
+)
+from domino.record import deal_to_dict
 from domino.rules import DEFAULT, PRESETS
 from domino.tiles import full_set, tiles
 
@@ -99,3 +111,67 @@ def test_every_deal_is_the_whole_set_once_and_every_seed_counts(server, number, 
     if one != other:  # 28! orders: a collision would be a broken hash, not luck
         assert shuffle(seed, number, [other, None]) != shuffled
     assert shuffle(seed, number + 1, [one, None]) != shuffled
+
+
+def test_a_server_seed_is_32_bytes_from_the_rng_and_repeats_with_it():
+    seed = new_server_seed(Random(5))
+    assert len(seed) == 64 and seed == seed.lower() and seed == new_server_seed(Random(5))
+    assert seed != new_server_seed(Random(6))
+
+
+def test_a_client_seed_is_32_lowercase_hex_digits():
+    assert is_client_seed(A)
+    assert not any(is_client_seed(s) for s in (A.upper(), A[:-1], A + "0", None, 12, "g" * 32))
+
+
+def vector_record(rotation: int = 0) -> dict:
+    """The first vector as the fairness block and deal of a record; with `rotation` r, seat
+    s holds the shuffle's hand (s + r) mod seats."""
+    rules, seed, number, seeds, _hands, _boneyard = VECTORS[2]
+    deal = deal_to_dict(fair_deal(rules, seed, number, seeds))
+    deal["hands"] = deal["hands"][rotation:] + deal["hands"][:rotation]
+    return {"deal": deal, "fairness": block(seed, number, seeds, rotation)}
+
+
+def test_the_block_vouches_for_the_deal_and_check_record_agrees():
+    written = vector_record()["fairness"]
+    assert written == {
+        "commitment": commitment(S),
+        "server_seed": S,
+        "client_seeds": [None, A, None, "0" * 32],
+        "round": 3,
+    }
+    assert check_record(vector_record()) == []
+    assert check_record(vector_record(rotation=3)) == []
+    assert vector_record(rotation=3)["fairness"]["rotation"] == 3
+
+
+def test_a_rotation_must_be_said():
+    record = vector_record(rotation=1)
+    del record["fairness"]["rotation"]
+    assert check_record(record)[0].startswith("hands: seat 0: tile 1 is '1-2'")
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda r: r["fairness"].update(round=4), "hands: seat 0"),
+        (lambda r: r["fairness"].update(commitment="0" * 64), "commitment: it is not"),
+        (lambda r: r["fairness"]["client_seeds"].pop(), "client_seeds: one per seat, 4"),
+        (lambda r: r["fairness"].update(rotation=4), "rotation: a whole number in 0..3"),
+        (lambda r: r["fairness"].update(round=True), "round: a whole number from 1"),
+        (lambda r: r["deal"]["hands"][3].pop(), "deal: hands of one size"),
+        (lambda r: r.pop("fairness"), "the record has no 'fairness' block"),
+    ],
+)
+def test_check_record_says_what_is_wrong(change, problem):
+    record = vector_record()
+    change(record)
+    found = check_record(record)
+    assert found and found[0].startswith(problem), found
+
+
+def test_a_block_refuses_what_no_deal_has():
+    for args in ((S, 0, [None, None]), (S, 1, [None, None], 2), (S, 1, ["x", None])):
+        with pytest.raises(ValueError):
+            block(*args)

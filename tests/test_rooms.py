@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import threading
@@ -11,8 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domino import game
+from domino.actions import decide
+from domino.fair import commitment, fair_deal
 from domino.record import dumps, to_record
-from domino.room import Room, RoomError, decide, fold, secret_hash
+from domino.room import Room, RoomError, fold, secret_hash
 from domino.rooms import Rooms
 from domino.store import Conflict, Store
 from domino.tableview import table_view
@@ -54,7 +57,11 @@ def test_the_store_uses_wal_full_sync_and_migrations(store):
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     applied = [row["name"] for row in store.db["_sqlite_migrations"].rows]
-    assert applied == ["m001_rooms_and_events", "m002_round_records"]
+    assert applied == [
+        "m001_rooms_and_events",
+        "m002_round_records",
+        "m003_fair_nonces_and_reviews",
+    ]
 
 
 def test_migrations_apply_once(tmp_path):
@@ -62,7 +69,7 @@ def test_migrations_apply_once(tmp_path):
     applied = first.db["_sqlite_migrations"].count
     first.close()
     again = Store(tmp_path / "db.sqlite3")
-    assert again.db["_sqlite_migrations"].count == applied == 2
+    assert again.db["_sqlite_migrations"].count == applied == 3
     again.close()
 
 
@@ -124,7 +131,9 @@ def test_purge_deletes_idle_rooms_with_their_events(store):
 def test_a_new_room_seats_its_creator_and_deals(rooms):
     room, secret = rooms.create()
     assert room.seats[0] == secret_hash(secret) and room.seats[1] is None
-    assert room.rounds == 0 and room.seq == 3 and not room.full  # round 0: a preview
+    assert room.rounds == 0 and not room.full  # round 0: a preview
+    kinds = [kind for _seq, kind, _data in rooms.store.load(room.id)]
+    assert kinds == ["rules", "seat", "commit", "deal", "commit"] and room.seq == 5
     assert room.seat_of(secret) == 0 and room.seat_of("someone else") is None
     assert len(secret) >= 43 and len(room.id) >= 22  # 256 and 128 random bits
 
@@ -194,7 +203,7 @@ def test_new_round_protocol(rooms):
 def test_the_creator_alone_deals_again_at_once(rooms):
     room, _ = rooms.create()
     again = rooms.act(room.id, 0, "new-round", {}, {0}, room.seq)
-    assert again.seq == room.seq + 1 and again.round.start != room.round.start
+    assert again.seq == room.seq + 2 and again.round.start != room.round.start  # deal, commit
     assert again.rounds == 0  # still a preview
 
 
@@ -206,8 +215,8 @@ def test_the_guest_gets_a_fresh_deal_however_often_the_creator_dealt(rooms):
     joined, seat, _secret = rooms.join(room.id, None)
     assert seat == 1 and joined.rounds == 1 and joined.round.moves == ()
     assert joined.round.start != preview
-    kinds = [kind for _seq, kind, _data in rooms.store.load(room.id)[-2:]]
-    assert kinds == ["seat", "deal"]
+    kinds = [kind for _seq, kind, _data in rooms.store.load(room.id)[-3:]]
+    assert kinds == ["seat", "deal", "commit"]
     assert rooms.join(room.id, _secret)[0] == joined  # coming back deals nothing
 
 
@@ -297,8 +306,17 @@ def play_rounds(rooms, room, count: int):
 def test_every_finished_round_has_its_record_stored_with_its_last_move(rooms):
     room, _, _ = seated(rooms)
     room, finished = play_rounds(rooms, room, 3)
-    expected = [dumps(to_record(state, ["player 1", "player 2"])) for state in finished]
-    assert rooms.records(room.id) == expected
+    texts = rooms.records(room.id)
+    blocks = [json.loads(text)["fairness"] for text in texts]
+    names = ["player 1", "player 2"]
+    expected = [
+        dumps(to_record(s, names, fairness=b)) for s, b in zip(finished, blocks, strict=True)
+    ]
+    assert texts == expected
+    for state, block in zip(finished, blocks, strict=True):  # each deal is its seeds' shuffle
+        dealt = fair_deal(state.rules, block["server_seed"], block["round"], block["client_seeds"])
+        assert dealt == state.start and block["commitment"] == commitment(block["server_seed"])
+    assert [block["round"] for block in blocks] == [2, 3, 4]  # the preview was round 1
     stored = rooms.store.db.execute("SELECT seq FROM records WHERE room = ?", [room.id])
     seqs = [row[0] for row in stored]
     kinds = {seq: kind for seq, kind, _data in rooms.store.load(room.id)}

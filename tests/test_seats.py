@@ -13,7 +13,8 @@ from checker import check_record
 from webkit import Table, friends, make_app
 
 from domino import bots, game
-from domino.room import RoomError, decide, fold, secret_hash
+from domino.actions import decide
+from domino.room import RoomError, fold, secret_hash
 from domino.rooms import Rooms, record_names
 from domino.rules import PRESETS
 from domino.store import Store
@@ -95,7 +96,8 @@ def test_giving_the_last_free_seat_deals_afresh(rooms):
     preview = room.round
     room = rooms.give(room.id, 2, "medium")
     assert room.full and room.rounds == 1 and room.round is not preview
-    assert [kind for _seq, kind, _data in rooms.store.load(room.id)][-2:] == ["level", "deal"]
+    kinds = [kind for _seq, kind, _data in rooms.store.load(room.id)][-3:]
+    assert kinds == ["level", "deal", "commit"]
 
 
 def test_old_computer_rooms_keep_their_computer_on_seat_one():

@@ -446,7 +446,7 @@ def test_each_seat_gets_its_whole_table_on_connect_and_sees_the_other_arrive(ser
 
     guest = join_room(server, host.room_id, opened)
     # the guest's seat and a fresh deal: the waiting hand was a preview
-    joined = host.ws.wait(lambda f: f.seq == room.seq + 2, "after the guest took its seat")
+    joined = host.ws.wait(lambda f: f.seq == room.seq + 3, "after the guest took its seat")
     assert joined.connected == "false"  # seated, but no socket yet
 
     guest.connect()

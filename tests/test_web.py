@@ -108,7 +108,8 @@ def test_creating_a_room_seats_the_creator_with_a_private_cookie(app):
     assert cookie["path"] == location
     assert len(creator.secret) >= 40
     assert creator.seat == 0
-    assert [kind for _seq, kind, _data in creator.log] == ["rules", "seat", "deal"]
+    kinds = [kind for _seq, kind, _data in creator.log]
+    assert kinds == ["rules", "seat", "commit", "deal", "commit"]
     # only a hash of the secret is stored
     assert creator.secret not in json.dumps(creator.log)
 
@@ -689,10 +690,10 @@ def test_the_guest_is_dealt_afresh_and_the_creator_told_so(app):
     guest = Table(app, creator.room)
     guest.open()
     assert guest.join().status_code == 303
-    seq, kind, deal = creator.log[-1]
+    seq, kind, deal = creator.log[-2]  # the deal, then the commitment to the next one
     assert kind == "deal" and deal["hands"][0] != preview  # ...but the guest's deal is new
     pushed = creator.ws.frames[-1]
-    assert f'data-seq="{seq}"' in pushed and hand(parse(pushed)) == deal["hands"][0]
+    assert f'data-seq="{seq + 1}"' in pushed and hand(parse(pushed)) == deal["hands"][0]
     assert notice(parse(pushed)) == notice_of("dealt-afresh")
     assert parse(pushed).find("data-preview") is None
 
@@ -702,15 +703,15 @@ def test_alone_the_creator_deals_again_at_once(app):
     creator.create_room()
     creator.connect()
     before = creator.services.rooms.get(creator.room)
-    old_deal = creator.log[-1][2]
+    old_deal = creator.log[-2][2]
     response = creator.post("new-round")
     assert response.status_code == 200
     after = creator.services.rooms.get(creator.room)
     assert (before.rounds, after.rounds) == (0, 0)  # previews, until the guest comes
-    assert after.seq == before.seq + 1
+    assert after.seq == before.seq + 2  # the deal and the next commitment
     assert after.request is None
-    seq, kind, deal = creator.log[-1]
-    assert (seq, kind) == (after.seq, "deal") and deal != old_deal
+    seq, kind, deal = creator.log[-2]
+    assert (seq, kind) == (after.seq - 1, "deal") and deal != old_deal
     assert hand(page(response)) == deal["hands"][0]
     assert after.seats == before.seats and after.seats[1] is None
 
@@ -757,9 +758,9 @@ def test_a_new_round_needs_both_players(pair, asker):
     accepted = answering.post("accept-new-round")
     assert accepted.status_code == 200
     room = rooms.get(asking.room)
-    assert (room.rounds, room.seq, room.request, room.seats) == (rounds + 1, seq + 2, None, seats)
+    assert (room.rounds, room.seq, room.request, room.seats) == (rounds + 1, seq + 3, None, seats)
     assert room.round.line == () and len(room.round.boneyard) == 14
-    assert asking.log[-1][1] == "deal"
+    assert [kind for _seq, kind, _data in asking.log[-3:]] == ["ask", "deal", "commit"]
     for table in pair:
         doc = page(table.open())
         assert hand(doc) == [str(t) for t in room.round.hands[table.seat]]

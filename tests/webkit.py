@@ -428,14 +428,15 @@ class Table:
         """GET the room as htmx does: the #table fragment only."""
         return self.get(self.url, query_string=query, headers={"HX-Request": "true"})
 
-    def join(self, htmx: bool = False):
-        """Open the invitation link and take a seat, as the join page does."""
+    def join(self, htmx: bool = False, **fields):
+        """Open the invitation link and take a seat, as the join page does (`fields`: what
+        else the form sends, e.g. a client seed)."""
         if self.csrf is None:
             self.open()
         headers = {"X-CSRFToken": self.csrf}
         if htmx:
             headers["HX-Request"] = "true"
-        return self._saw(self.client.post(f"{self.url}/join", headers=headers))
+        return self._saw(self.client.post(f"{self.url}/join", headers=headers, data=fields))
 
     # -- the socket
     def connect(self, tab: str = "100.a") -> FakeSocket:

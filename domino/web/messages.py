@@ -47,6 +47,9 @@ REFUSALS = {
     "not-away": N_("That player has not been away long enough to hand their seat over."),
     "not-handed": N_("The computer does not play that seat."),
     "bad-name": N_("A name is one line of at most 20 characters."),
+    "bad-seed": N_("This page sent a malformed seed for the deal. Reload the page and try again."),
+    "no-rematch": N_("A rematch replays a round just finished, and not a rematch itself."),
+    "other-request": N_("Another request is waiting for an answer: answer it first."),
     # the connection
     "not-seated": N_("You do not have a seat at this table."),
     "not-connected": N_("Your connection to the table is not open yet. Try again in a moment."),
@@ -67,6 +70,7 @@ STATUSES = {
     "bad-rules": 400,
     "bad-seat": 400,
     "bad-name": 400,
+    "bad-seed": 400,
     "not-creator": 403,
     "not-your-level": 403,
     "not-seated": 403,

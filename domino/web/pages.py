@@ -21,11 +21,12 @@ from ..game import IllegalMove
 from ..room import DRAW_UNTIL, ROOM_ACTIONS, RoomError
 from ..rooms import IDLE_SECONDS
 from ..tiles import Tile
+from .fairness import first_deal, home_commitment
 from .hub import new_tab
 from .i18n import chosen_language
 from .messages import refusal, status_of
 from .render import links, render_superseded, render_table
-from .rules_form import CardError, card_for, level_from_form, rules_from_form
+from .rules_form import CardError, card_for, counter_from_form, level_from_form, rules_from_form
 
 bp = Blueprint("pages", __name__)
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -40,7 +41,16 @@ def tables():
 @bp.get("/")
 def home():
     """The home page: its rules card folded, or open on a preset chosen without scripts."""
-    return render_template("home.html", card=card_for(preset=request.args.get("preset")))
+    return _home(card_for(preset=request.args.get("preset")))
+
+
+def _home(card, status: int = 200):
+    """The home page with `card`, committed to the first deal of the room it may create (a
+    fresh commitment each time: the page is never cached)."""
+    token, commitment = home_commitment()
+    fair = {"token": token, "commitment": commitment}
+    page = render_template("home.html", card=card, fair=fair)
+    return page, status, {"Cache-Control": "no-store"}
 
 
 @bp.get("/help")
@@ -58,21 +68,23 @@ def healthz():
 @bp.post("/rooms")
 def create_room():
     """Create a room under the rules card's rules, seat its creator and go to it."""
-    try:
-        created = tables().create("friend", rules=rules_from_form(request.form))
-    except CardError as error:
-        return _card_refused(error)
-    except RoomError as error:
-        return _card_refused(CardError("preset", refusal(error.code)), status_of(error.code))
-    return _created(*created)
+    return _create("friend")
 
 
 @bp.post("/computer")
 def play_computer():
     """Create a room against the computer under the card's rules and level, and go to it."""
+    return _create("computer")
+
+
+def _create(kind: str):
+    """Create a room of `kind` from the home page's form: rules, level, tile counter, and
+    the first deal's commitment and seed."""
     form = request.form
     try:
-        created = tables().create("computer", level_from_form(form), rules_from_form(form))
+        level = level_from_form(form) if kind == "computer" else "medium"
+        rules, counter = rules_from_form(form), counter_from_form(form)
+        created = tables().create(kind, level, rules, counter, first_deal(form))
     except CardError as error:
         return _card_refused(error)
     except RoomError as error:
@@ -82,7 +94,7 @@ def play_computer():
 
 def _card_refused(error: CardError, status: int = 400):
     """The home page again, its card open as posted, saying which setting to change."""
-    return render_template("home.html", card=card_for(request.form, error=error)), status
+    return _home(card_for(request.form, error=error), status)
 
 
 def _created(room, secret: str):
@@ -101,7 +113,11 @@ def room(room_id: str):
         if found.full:
             return render_template("full.html"), 403
         return render_template(
-            "join.html", room_id=room_id, rules=found.rules, free=len(found.free)
+            "join.html",
+            room_id=room_id,
+            rules=found.rules,
+            free=len(found.free),
+            next_commitment=found.fair.next_commitment,
         )
     if request.headers.get("HX-Request"):
         return render_table(tables().view(found, seat), links(found), selected=_selected())
@@ -142,11 +158,11 @@ def _unseated(page: str, status: int, target: str):
 def _join(room_id: str):
     """Join, once more if another guest's join got in first (then the table is full)."""
     try:
-        return tables().join(room_id, request.cookies.get(COOKIE))
+        return tables().join(room_id, request.cookies.get(COOKIE), request.form)
     except RoomError as error:
         if error.code != "stale":
             raise
-        return tables().join(room_id, request.cookies.get(COOKIE))
+        return tables().join(room_id, request.cookies.get(COOKIE), request.form)
 
 
 @bp.post("/r/<room_id>/level")

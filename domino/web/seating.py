@@ -26,7 +26,7 @@ def computer(room_id: str):
             raise RoomError("bad-seat")
         news = None
         if other in found.free:
-            after = tables().give(room_id, seat, other, level)
+            after = tables().give(room_id, seat, other, level, request.form)
         else:
             after = tables().hand_over(room_id, seat, other, level)
             news = notice("handed-over")

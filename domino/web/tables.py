@@ -36,6 +36,7 @@ class Tables:
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
         self._timers: dict[tuple[str, int], threading.Timer] = {}  # away timers, by (room, seat)
+        self._closed = False
 
     # -- reading (no lock: a room is a frozen value)
 
@@ -54,17 +55,21 @@ class Tables:
 
     # -- changing
 
-    def create(self, kind: str, level: str = "medium", rules: Rules = DEFAULT) -> tuple[Room, str]:
-        """A new room under `rules` and its creator's secret; the computer starts if it opens."""
-        room, secret = self.rooms.create(kind, level, rules)
+    def create(
+        self, kind: str, level: str = "medium", rules: Rules = DEFAULT, counter=False, first=None
+    ) -> tuple[Room, str]:
+        """A new room under `rules` and its creator's secret; the computer starts if it opens
+        (`counter`, `first`: see `Rooms.create`)."""
+        room, secret = self.rooms.create(kind, level, rules, counter, first)
         self.nudge(room)
         return room, secret
 
-    def join(self, room_id: str, secret: str | None):
-        """Seat a browser (its own seat, the free one, or none), telling the others."""
+    def join(self, room_id: str, secret: str | None, params=None):
+        """Seat a browser (its own seat, the free one, or none), telling the others; `params`
+        may carry its client seed for the deal a last free seat makes."""
         with self._lock(room_id):
             before = self.rooms.require(room_id)
-            room, seat, secret = self.rooms.join(room_id, secret)
+            room, seat, secret = self.rooms.join(room_id, secret, params)
             if room.seq != before.seq:  # a seat was taken; the last one deals afresh
                 self._push(room, seat, dealt_afresh(before, room))
         self.nudge(room)
@@ -120,14 +125,14 @@ class Tables:
         self.nudge(room)
         return room
 
-    def give(self, room_id: str, by: int, seat: int, level: str) -> Room:
+    def give(self, room_id: str, by: int, seat: int, level: str, params=None) -> Room:
         """The creator (seat 0) gives a free seat to the computer; if that fills the table,
-        it is dealt afresh."""
+        it is dealt afresh (with the client seed in `params`)."""
         if by != 0:
             raise RoomError("not-creator")
         with self._lock(room_id):
             before = self.rooms.require(room_id)
-            room = self.rooms.give(room_id, seat, level)
+            room = self.rooms.give(room_id, seat, level, by, params)
             self._push(room, by, dealt_afresh(before, room))
         self.nudge(room)
         return room
@@ -211,7 +216,7 @@ class Tables:
             if left < 0:
                 continue  # away long already: the tables say so
             with self._guard:
-                if (room_id, seat) in self._timers:
+                if self._closed or (room_id, seat) in self._timers:
                     continue
                 later = threading.Timer(left + 0.01, self._still_away, (room_id, seat))
                 later.daemon = True
@@ -221,6 +226,7 @@ class Tables:
     def close(self) -> None:
         """Stop the timers still waiting (before the store closes, e.g. in tests)."""
         with self._guard:
+            self._closed = True  # a push during teardown arms no new timer
             waiting, self._timers = list(self._timers.values()), {}
         for timer in waiting:
             timer.cancel()
@@ -230,6 +236,8 @@ class Tables:
         timer that woke a little early looks again)."""
         with self._guard:
             self._timers.pop((room_id, seat), None)
+            if self._closed:
+                return
         if self.hub.live(room_id, seat) is not None:
             return  # back meanwhile
         if self.hub.away_for(room_id, seat) < self.app.config["AWAY_SECONDS"]:

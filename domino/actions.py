@@ -1,0 +1,159 @@
+"""What a seat's action decides in a room: the events to store, or a refusal (no store,
+no Flask). The room folds them with `domino.room.apply`."""
+
+from __future__ import annotations
+
+from . import dealing, game
+from .events import DRAW, PASS, Play
+from .record import move_to_dict
+from .room import ACCEPTS, ASKS, LEVELS, MOVES, NAME_LENGTH, Room, RoomError, apply
+from .rules import DEFAULT, Rules
+from .tiles import Tile
+
+
+def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> list:
+    """The events a seat's action leads to; refused actions raise RoomError/IllegalMove.
+
+    `present` holds the seats with a live connection: play goes on only while every seat a
+    person plays is there. A new round or match needs the word of every person at a full
+    table (a preview is dealt again at once); any move cancels an open request.
+    """
+    if room.bots[seat] is not None:
+        raise RoomError("computer-plays")  # handed over while away: taken back at its turn
+    if action in MOVES:
+        if not room.full:
+            raise RoomError("no-guest")
+        if any(other not in present for other in room.humans if other != seat):
+            raise RoomError("opponent-away")
+        return move_events(room, seat, _game_action(action, params))
+    seeded = seed_events(room, seat, params)
+    after = fold_in(room, seeded)
+    if action in ASKS:
+        what = ASKS[action]
+        if seat in room.agreed:
+            raise RoomError("already-asked")
+        if room.request is not None and room.request_kind != what:
+            raise RoomError("other-request")
+        if what == "rematch":
+            _check_rematch(room)
+        return seeded + agree(after, seat, what, rng)
+    if action in ACCEPTS or action == "decline-new-round":
+        if room.request is None or seat in room.agreed:
+            raise RoomError("no-request")
+        if action == "decline-new-round":
+            return [("decline", {"seat": seat})]
+        if ACCEPTS[action] != room.request_kind:
+            raise RoomError("other-request")
+        return seeded + agree(after, seat, room.request_kind, rng)
+    raise RoomError("unknown-action")
+
+
+def seed_events(room: Room, seat: int, params: dict) -> list:
+    """The "seed" of a seat's request that may lead to a deal: its browser's client seed, kept
+    if sent for the commitment pending now (a seed for an older one counts for nothing)."""
+    seed = params.get("client_seed")
+    if not seed:
+        return []
+    try:
+        event = dealing.seed_event(seat, seed)
+    except ValueError as error:
+        raise RoomError("bad-seed") from error
+    pending = room.fair.next_commitment
+    if seat not in room.humans or pending is None or params.get("commitment") != pending:
+        return []
+    return [event]
+
+
+def fold_in(room: Room, events: list) -> Room:
+    """`room` after events not stored yet (numbered on from its latest)."""
+    for offset, (kind, data) in enumerate(events, 1):
+        room = apply(room, kind, data, room.seq + offset)
+    return room
+
+
+def _check_rematch(room: Room) -> None:
+    """A rematch replays the round just finished, at a full table, never a rematch itself."""
+    if not room.full or not room.rounds or not room.round.over or room.duplicate is not None:
+        raise RoomError("no-rematch")
+
+
+def agree(room: Room, seat: int, what: str, rng) -> list:
+    """A seat's word for a new round (`what` "round") or a rematch: the deal once every
+    person at the table has given it (while seats are free a new deal is a preview, dealt
+    again at once)."""
+    if set(room.humans) <= room.agreed | {seat} or (what == "round" and not room.full):
+        return granted(room, what, rng)
+    data = {"seat": seat} if what == "round" else {"seat": seat, "what": what}
+    return [("ask", data)]
+
+
+def granted(room: Room, what: str, rng) -> list:
+    """The events of a request every person agreed to."""
+    if what == "rematch":
+        return [dealing.rematch_deal(room.round)]
+    return next_round(room, rng)
+
+
+def next_round(room: Room, rng) -> list:
+    """The events of the next deal: the match's next round between rounds, else (a round
+    given up, or a match over) a new match, if the room plays matches."""
+    deal = fresh_deal(room, rng)
+    if room.round is None or room.match is None or not room.full or room.between_rounds:
+        return deal
+    return [("match", {}), *deal]
+
+
+def fresh_deal(room: Room, rng) -> list:
+    """The events of a fresh fair deal for the seats as they are now."""
+    return dealing.deal_events(room.fair, room.rules, room.humans, rng)
+
+
+def others(room: Room, seat: int) -> list[int]:
+    """Every seat of the room but `seat`."""
+    return [other for other in range(len(room.seats)) if other != seat]
+
+
+def move_events(room: Room, seat: int, action) -> list:
+    """The stored event of a seat's play, draw or pass; an illegal one raises IllegalMove."""
+    event = game.resolve(room.round, seat, action)
+    game.apply(room.round, event)
+    data = move_to_dict(event)
+    return [(data["action"], data)]
+
+
+def level_event(seat: int, level: str) -> tuple[str, dict]:
+    """The computer plays `seat` at `level`, checked."""
+    if level not in LEVELS:
+        raise RoomError("bad-level")
+    return ("level", {"seat": seat, "level": level})
+
+
+def name_event(seat: int, name: str) -> tuple[str, dict]:
+    """A seat's display name: trimmed, one line, at most NAME_LENGTH characters ("" for none)."""
+    name = " ".join(str(name).split())
+    if len(name) > NAME_LENGTH or not name.isprintable():
+        raise RoomError("bad-name")
+    return ("name", {"seat": seat, "name": name})
+
+
+def rules_event(rules: Rules) -> tuple[str, dict]:
+    """The room's rules, its first event; rooms play double-six."""
+    if rules.max_pip != DEFAULT.max_pip:
+        raise RoomError("bad-rules")
+    return ("rules", rules.to_json())
+
+
+def _game_action(action: str, params: dict):
+    """Read a play, draw or pass from request parameters."""
+    if action == "draw":
+        return DRAW
+    if action == "pass":
+        return PASS
+    try:
+        tile = Tile.parse(params.get("tile", ""))
+    except ValueError as error:
+        raise RoomError("bad-tile") from error
+    end = params.get("end")
+    if end not in ("left", "right"):
+        raise RoomError("bad-end")
+    return Play(tile, end)

@@ -1,0 +1,60 @@
+"""The home page's commitment to a room's first deal (SPEC §10), made before the room exists.
+
+The page shows the commitment to a server seed derived from a fresh nonce, in a signed token;
+the creation form sends the token back with the browser's client seed. The seed is
+HMAC(key, nonce) with a key derived from SECRET_KEY, so the server keeps nothing per page, and
+the store spends each nonce once (a reused or stale token commits afresh and drops the seed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from flask import current_app
+from itsdangerous import BadData, URLSafeTimedSerializer
+
+from ..fair import commitment
+from ..rooms import FirstDeal
+from ..store import NONCE_SECONDS
+
+SALT = "domino-fair"
+
+
+def home_commitment() -> tuple[str, str]:
+    """A fresh signed token for a home page, and the commitment it stands for."""
+    nonce = secrets.token_hex(16)
+    return _serializer().dumps(nonce), commitment(_server_seed(nonce))
+
+
+def first_deal(form) -> FirstDeal | None:
+    """What a creation form's token and seed commit the first deal to; None for a missing,
+    forged or stale token (the room then commits afresh). The client seed counts only if
+    sent for this token's commitment."""
+    try:
+        nonce = _serializer().loads(form.get("fair", ""), max_age=NONCE_SECONDS)
+    except BadData:
+        return None
+    if not isinstance(nonce, str):
+        return None
+    seed = _server_seed(nonce)
+    client = form.get("client_seed") or None
+    if client is not None and form.get("commitment") != commitment(seed):
+        client = None
+    return FirstDeal(seed, nonce, client)
+
+
+def _serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.secret_key, salt=SALT)
+
+
+def _server_seed(nonce: str) -> str:
+    """The server seed a nonce stands for (secret while SECRET_KEY is)."""
+    key = hmac.new(_key_bytes(), b"domino-fair-key", hashlib.sha256).digest()
+    return hmac.new(key, nonce.encode(), hashlib.sha256).hexdigest()
+
+
+def _key_bytes() -> bytes:
+    key = current_app.secret_key
+    return key if isinstance(key, bytes) else str(key).encode()

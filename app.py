@@ -26,6 +26,7 @@ def create_app(config=None):
         PROXIES=int(os.environ.get("DOMINO_PROXIES", "0")),
         PING_SECONDS=float(os.environ.get("DOMINO_PING_SECONDS", DEFAULT_PING_SECONDS)),
         BOT_PROCESSES=int(os.environ.get("DOMINO_BOT_PROCESSES", "1")),
+        REVIEW_PROCESSES=int(os.environ.get("DOMINO_REVIEW_PROCESSES", "1")),
         AWAY_SECONDS=float(os.environ.get("DOMINO_AWAY_SECONDS", DEFAULT_AWAY_SECONDS)),
     )
     if config:

@@ -105,14 +105,19 @@ def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
                         seen.add(args["action"])
                     else:
                         seen.add(endpoint)
-                        assert endpoint in ("pages.room", "pages.level", "pages.record")
+                        assert endpoint in (
+                            "pages.room",
+                            "pages.level",
+                            "pages.record",
+                            "review.latest",
+                        )
                     if query:
                         assert attr == "hx-get" and re.fullmatch(r"select=\d+-\d+", query)
             if not view.guest_joined and view.kind == "friend":
                 invite = f'value="https://example.org/sub/r/{view.room}" data-invite'
                 assert invite in pages[0]
     wanted = {"play", "draw", "draw-until", "new-round", "accept-new-round", "decline-new-round"}
-    wanted |= {"pages.room", "pages.level", "pages.record"}
+    wanted |= {"rematch", "pages.room", "pages.level", "pages.record", "review.latest"}
     assert wanted <= seen <= wanted | {"pass"}
 
 

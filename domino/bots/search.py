@@ -28,14 +28,43 @@ HEAVIER_KEPT = 0.3  # chance a player keeps a heavier tile that fits over a ligh
 
 def hard_bot(view: SeatView, rng: Random) -> Action:
     """Choose by sampled worlds and playouts; forced moves are taken at once."""
-    legal = view.legal
-    if not view.line:  # the first tile lies the same way at either end
-        legal = tuple(play for play in legal if play.end == LEFT)
+    legal = _options(view)
     if len(legal) == 1 or not isinstance(legal[0], Play):
         return legal[0]
+    totals, _worlds = _totals(view, legal, rng, PLAYOUTS)
+    best = max(totals)
+    picks = [play for play, total in zip(legal, totals, strict=True) if total == best]
+    return picks[0] if len(picks) == 1 else rng.choice(picks)
+
+
+def estimate(
+    view: SeatView, rng: Random, playouts: int | None = None
+) -> tuple[tuple[Play, float], ...]:
+    """Each distinct legal play with this seat's mean net points after it, on shared worlds.
+
+    The same worlds and playouts as `hard_bot` (whose choice is the best of these), from the
+    seat's own view only; `playouts` (default PLAYOUTS) are shared among the plays. A view
+    with no play to make (a draw or a pass) gives ().
+    """
+    legal = _options(view)
+    if not legal or not isinstance(legal[0], Play):
+        return ()
+    totals, worlds = _totals(view, legal, rng, PLAYOUTS if playouts is None else playouts)
+    return tuple((play, total / worlds) for play, total in zip(legal, totals, strict=True))
+
+
+def _options(view: SeatView) -> tuple[Action, ...]:
+    """The legal actions, the first tile once only (it lies the same way at either end)."""
+    if not view.line:
+        return tuple(play for play in view.legal if play.end == LEFT)
+    return view.legal
+
+
+def _totals(view: SeatView, legal, rng: Random, playouts: int) -> tuple[list[int], int]:
+    """The summed net points of each play over the sampled worlds, and how many worlds."""
     k = kit(view.rules)
     know = deduce(view)
-    worlds = max(MIN_WORLDS, PLAYOUTS // len(legal))
+    worlds = max(MIN_WORLDS, playouts // len(legal))
     totals = [0] * len(legal)
     mine = [k.index[t] for t in view.hand]
     choices = [
@@ -47,9 +76,7 @@ def hard_bot(view: SeatView, rng: Random) -> Action:
         hands, boneyard = _likely_world(k, know, unseen, choices, rng)
         for i, play in enumerate(legal):
             totals[i] += _try(k, view, mine, hands, boneyard, play)
-    best = max(totals)
-    picks = [play for play, total in zip(legal, totals, strict=True) if total == best]
-    return picks[0] if len(picks) == 1 else rng.choice(picks)
+    return totals, worlds
 
 
 def _likely_world(k: Kit, know: Knowledge, unseen: list[int], choices, rng: Random):

@@ -23,7 +23,7 @@ csrf = CSRFProtect()
 
 def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
-    from . import i18n, limits, pages, rules_text, seating, security, sockets
+    from . import i18n, limits, pages, review, rules_text, seating, security, sockets
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     if app.config.get("MAX_CONTENT_LENGTH") is None:  # Flask's default: no limit at all
@@ -41,6 +41,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     csrf.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(seating.bp)
+    app.register_blueprint(review.bp)
     app.register_blueprint(sockets.bp)
     sockets.sock.init_app(app)
     limits.init_app(app)

@@ -25,34 +25,44 @@ from ..views import seat_view
 
 log = logging.getLogger(__name__)
 NICENESS = 10  # the pool yields the processor to the server that holds every socket
+REVIEW_NICENESS = 15  # and a round's review yields it to the computer's moves
+NICE = {"decide": NICENESS, "review": REVIEW_NICENESS}
 DECIDE_SECONDS = 60  # a decision that takes longer is given up (the next nudge asks anew)
 
-_pools: dict[int, ProcessPoolExecutor] = {}
+_pools: dict[tuple[str, int], ProcessPoolExecutor] = {}
 _pools_lock = threading.Lock()
 
 
-def pool(processes: int, renew: ProcessPoolExecutor | None = None) -> ProcessPoolExecutor:
-    """This process's pool of `processes` deciders, started on first use (or anew if broken).
+def pool(
+    processes: int, renew: ProcessPoolExecutor | None = None, role: str = "decide"
+) -> ProcessPoolExecutor:
+    """This process's pool of `processes` workers for `role`, started on first use (or anew
+    if broken): "decide" makes the computer's moves, "review" weighs finished rounds (its
+    own processes, at a lower priority, so a review never holds up a move).
 
     Its processes come from a fork server, never from a fork of this (gevent) process.
     """
     with _pools_lock:
-        current = _pools.get(processes)
+        key = (role, processes)
+        current = _pools.get(key)
         if current is None or current is renew:
             context = multiprocessing.get_context("forkserver")
-            current = _pools[processes] = ProcessPoolExecutor(
-                processes, mp_context=context, initializer=_decider, initargs=(os.getpid(),)
+            current = _pools[key] = ProcessPoolExecutor(
+                processes,
+                mp_context=context,
+                initializer=_decider,
+                initargs=(os.getpid(), NICE[role]),
             )
         return current
 
 
-def _decider(server: int) -> None:
-    """Start a decider process: below the server's priority, and gone when the server is.
+def _decider(server: int, niceness: int = NICENESS) -> None:
+    """Start a worker process: below the server's priority, and gone when the server is.
 
-    A server killed outright (SIGKILL, out of memory) never shuts its pool down, and a decider
+    A server killed outright (SIGKILL, out of memory) never shuts its pool down, and a worker
     waits for work for ever; so each one watches the server's process and ends with it.
     """
-    os.nice(NICENESS)
+    os.nice(niceness)
     threading.Thread(target=_end_with, args=(server,), daemon=True).start()
 
 

@@ -11,7 +11,9 @@ Configured by
 - ``RATELIMIT_ACT``: moves, new-round answers, level switches, seats given or handed to the
   computer and display names, together, per seat (a press of "Draw until I can play" is one
   request, however many tiles it draws);
-- ``RATELIMIT_RECORD``: round-record downloads, per seat.
+- ``RATELIMIT_RECORD``: round-record downloads, per seat;
+- ``RATELIMIT_REVIEW``: round-review pages and their analysis polls (one a second while a
+  review is made), together, per seat.
 
 A seat is known by its cookie, so players behind one NAT, school or mobile carrier each keep
 their own budget, and a seat keeps its budget when its address changes. Only a cookie that
@@ -44,6 +46,7 @@ CREATE_LIMIT = "20 per minute; 200 per day"
 JOIN_LIMIT = "60 per minute"
 ACT_LIMIT = "120 per minute"
 RECORD_LIMIT = "30 per minute"
+REVIEW_LIMIT = "150 per minute"
 JOIN = "pages.join"
 
 
@@ -84,12 +87,14 @@ LIMITED = {
         ("pages.act", "pages.level", "seating.computer", "seating.name"),
     ),
     "record": ("RATELIMIT_RECORD", seat_key, ("pages.record",)),
+    "review": ("RATELIMIT_REVIEW", seat_key, ("review.latest", "review.page", "review.analysis")),
 }
 DEFAULTS = {
     "RATELIMIT_CREATE": CREATE_LIMIT,
     "RATELIMIT_JOIN": JOIN_LIMIT,
     "RATELIMIT_ACT": ACT_LIMIT,
     "RATELIMIT_RECORD": RECORD_LIMIT,
+    "RATELIMIT_REVIEW": REVIEW_LIMIT,
 }
 
 

@@ -1,6 +1,6 @@
 """Leak scanner: whole rounds played through the server, every answer and frame checked.
 
-    .venv/bin/python bench/leaks.py [--rounds 1000] [--seed 2026] [--seats 2|3|4|mix]
+    .venv/bin/python bench/leaks.py [--rounds 1000] [--seed 2026] [--seats 2|3|4|mix] [--counter]
 
 Bots sit on the seats of friend rooms (and on the player's seat of some computer rooms);
 each chooses from its own seat view, and every move goes through the real HTTP endpoints
@@ -16,8 +16,13 @@ and `--seats 4` (`three` and `pairs`) cycle through four kinds of room: two with
 every seat, one against the computer (one browser, the computer on every other seat), and one
 whose creator gives one or two free seats to the computer before the others join. At the end
 of a round every browser presses its own "new-round" button (at two seats the second one
-accepts). `--seats mix` takes the rooms' sizes in turn, 2, 3, 4. Prints a summary, then one
-JSON line.
+accepts). `--seats mix` takes the rooms' sizes in turn, 2, 3, 4. `--counter` makes every room
+with the tile counter on (the rules card's box), so every table carries its `data-counter`.
+
+Every answer and frame is also checked for a server seed of a fair deal (SPEC §10) shown too
+soon: a `data-server-seed` before its round is over, or any seed the room committed to,
+anywhere in the text, before its deal's round is over (a seed for a deal not yet made, never).
+Prints a summary, then one JSON line.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -35,7 +41,7 @@ for _path in (ROOT, ROOT / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from leakcheck import ScannedTable, Scanner  # noqa: E402
+from leakcheck import SEQ, ScannedTable, Scanner  # noqa: E402
 from webkit import button, enabled, make_app, vals  # noqa: E402
 
 from domino import bots  # noqa: E402
@@ -45,20 +51,95 @@ FRIEND_BOTS = ("random", "greedy", "medium")
 COMPUTER_LEVELS = ("easy", "medium")
 ROUNDS_PER_ROOM = 5
 WAIT = 15.0
+SHOWN_SEED = re.compile(r'data-server-seed="([0-9a-f]*)"')
+HEX64 = re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
+COUNTER = re.compile(r"\sdata-counter[\s>]")
+
+
+class SeedScanner(Scanner):
+    """The leak scanner, also counting server seeds shown before their round is over."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.early_seeds = 0
+        self.seeds_shown = 0  # tables that showed their server seed, the round being over
+        self.tables = 0  # answers and frames that carried a table
+        self.counters = 0  # ... and of those, the ones with a tile counter
+        self._logs: dict[str, tuple[int, list]] = {}  # room: (last seq read, its events)
+
+    def check(self, table, html: str, frame: bool) -> None:
+        super().check(table, html, frame)
+        with self._lock:
+            if SEQ.search(html):
+                self.tables += 1
+                self.counters += bool(COUNTER.search(html))
+            problem = self._early_seed(table, html)
+            if problem:
+                self.early_seeds += 1
+                self.leaks += 1
+                if len(self.examples) < 5:
+                    self.examples.append(f"to seat {table.seat} in {table.room}: {problem}")
+
+    def _early_seed(self, table, html: str) -> str | None:
+        """What `html` shows of a server seed it must not, or None."""
+        if table.room is None or table.services.rooms.get(table.room) is None:
+            return None
+        found = SEQ.search(html)
+        seq = int(found.group(1)) if found is not None else table.services.rooms.get(table.room).seq
+        state = self.state_at(table, seq) if found is not None else table.state
+        events = self._events(table, seq)
+        commits = {data["seed"] for _, type_, data in events if type_ == "commit"}
+        deals = [data for s, type_, data in events if type_ == "deal" and s <= seq]
+        shuffled = [data.get("fairness") for data in deals if "rematch" not in data]
+        seeds = [block["server_seed"] for block in shuffled if block]
+        current = shuffled[-1]["server_seed"] if shuffled and shuffled[-1] else None
+        over = state is not None and state.over
+        replayed = bool(deals) and "rematch" in deals[-1]  # its original round is over
+        revealed = set(seeds) - ({current} if current and not (over or replayed) else set())
+        for shown in SHOWN_SEED.findall(html):
+            if not over or shown != current:
+                return f"data-server-seed {shown[:12]}… with the round {'over' if over else 'on'}"
+            self.seeds_shown += 1
+        early = {text for text in HEX64.findall(html) if text in commits} - revealed
+        return f"server seed {sorted(early)[0][:12]}… before its round is over" if early else None
+
+    def _events(self, table, seq: int) -> list:
+        """The room's stored events, read again once `seq` is newer than the last read."""
+        last, events = self._logs.get(table.room, (-1, []))
+        if seq > last:
+            events = table.log
+            self._logs[table.room] = (max((e[0] for e in events), default=-1), events)
+        return events
+
+    def forget(self, room_id: str) -> None:
+        super().forget(room_id)
+        self._logs.pop(room_id, None)
 
 
 def _ok(response) -> None:
     assert response.status_code == 200, (response.status_code, response.get_data(as_text=True))
 
 
+def card(preset: str, counter: bool) -> dict:
+    """The rules card's fields for a room under `preset` ("": untouched), with the tile
+    counter's box ticked or not."""
+    return {**({"preset": preset} if preset else {}), **({"counter": "on"} if counter else {})}
+
+
 def friend_room(
-    app, scanner: Scanner, rounds: int, rng: random.Random, preset: str = "", given: int = 0
+    app,
+    scanner: Scanner,
+    rounds: int,
+    rng: random.Random,
+    preset: str = "",
+    given: int = 0,
+    counter: bool = False,
 ) -> int:
-    """A friend room (under `preset`; "": the default two seats) whose creator first gives
-    `given` free seats to the computer; browsers with bots take the others, in order. Returns
-    the rounds finished."""
+    """A friend room (under `preset`; "": the default two seats; with the tile `counter`)
+    whose creator first gives `given` free seats to the computer; browsers with bots take the
+    others, in order. Returns the rounds finished."""
     host = ScannedTable(app, scanner)
-    host.create_room(**({"preset": preset} if preset else {}))
+    host.create_room(**card(preset, counter))
     host.connect("100.0")
     host.fragment()
     seats = host.services.rooms.get(host.room).rules.seats
@@ -80,13 +161,15 @@ def friend_room(
     return play_rounds(app, scanner, tables, rounds, rng)
 
 
-def computer_room(app, scanner: Scanner, rounds: int, rng: random.Random, preset: str = "") -> int:
-    """A computer room (under `preset`) with a bot in the player's seat; returns the rounds
-    finished."""
+def computer_room(
+    app, scanner: Scanner, rounds: int, rng: random.Random, preset: str = "", counter=False
+) -> int:
+    """A computer room (under `preset`, with the tile `counter`) with a bot in the player's
+    seat; returns the rounds finished."""
     p = ScannedTable(app, scanner)
     p.home()
     form = {"csrf_token": p.csrf, "level": rng.choice(COMPUTER_LEVELS)}
-    response = p.client.post("/computer", data={**form, **({"preset": preset} if preset else {})})
+    response = p.client.post("/computer", data={**form, **card(preset, counter)})
     assert response.status_code == 303, response.status_code
     p.room = response.headers["Location"].rsplit("/", 1)[-1]
     p.connect("100.a")
@@ -164,11 +247,12 @@ def scan(
     db_dir: str | None = None,
     per_room: int = ROUNDS_PER_ROOM,
     seats: str = "2",
+    counter: bool = False,
 ) -> dict:
     """Play at least `rounds` whole rounds through the server (rooms of `seats`: "2", "3",
-    "4" or "mix"); the counts of what was seen."""
+    "4" or "mix"; with the tile `counter` on); the counts of what was seen."""
     rng = random.Random(seed)
-    scanner = Scanner()
+    scanner = SeedScanner()
     played = rooms = computer = given = 0
     by_size = dict.fromkeys((2, 3, 4), 0)
     with tempfile.TemporaryDirectory(dir=db_dir) as folder:
@@ -178,9 +262,9 @@ def scan(
                 want = min(per_room, rounds - played)
                 size, kind, gives = plan(rooms, seats)
                 if kind == "computer":
-                    done = computer_room(app, scanner, want, rng, PRESET[size])
+                    done = computer_room(app, scanner, want, rng, PRESET[size], counter)
                 else:
-                    done = friend_room(app, scanner, want, rng, PRESET[size], gives)
+                    done = friend_room(app, scanner, want, rng, PRESET[size], gives, counter)
                 played, rooms, by_size[size] = played + done, rooms + 1, by_size[size] + done
                 computer += kind == "computer"
                 given += gives > 0
@@ -197,6 +281,10 @@ def scan(
         "given_rooms": given,
         "rounds_by_seats": by_size,
         "partnered": scanner.partnered,
+        "early_seeds": scanner.early_seeds,
+        "seeds_shown": scanner.seeds_shown,
+        "tables": scanner.tables,
+        "counters": scanner.counters,
         "examples": scanner.examples,
     }
 
@@ -211,9 +299,12 @@ def main() -> None:
         choices=("2", "3", "4", "mix"),
         help="the rooms' size: 2, 3 (three), 4 (pairs), or each in turn (mix)",
     )
+    parser.add_argument(
+        "--counter", action="store_true", help="make every room with the tile counter on"
+    )
     args = parser.parse_args()
     began = time.perf_counter()
-    result = scan(args.rounds, args.seed, seats=args.seats)
+    result = scan(args.rounds, args.seed, seats=args.seats, counter=args.counter)
     seconds = time.perf_counter() - began
     sizes = ", ".join(f"{n} at {size} seats" for size, n in result["rounds_by_seats"].items() if n)
     print(
@@ -224,10 +315,17 @@ def main() -> None:
     print(f"checked {result['responses']} responses and {result['frames']} socket frames")
     if result["partnered"]:
         print(f"of which {result['partnered']} sent while the seat's partner held tiles")
+    if args.counter:
+        print(f"{result['counters']} of the {result['tables']} tables carried the tile counter")
+    print(
+        f"server seeds shown once their round was over: {result['seeds_shown']}; "
+        f"shown too soon: {result['early_seeds']}"
+    )
     print(f"leaks: {result['leaks']}")
     for example in result["examples"]:
         print(f"  {example}")
-    keys = ("rounds", "responses", "frames", "leaks")
+    keys = ("rounds", "responses", "frames", "leaks", "early_seeds", "seeds_shown", "tables")
+    keys += ("counters",)
     print(json.dumps({key: result[key] for key in keys}))
     sys.exit(1 if result["leaks"] else 0)
 

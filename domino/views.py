@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .counter import TileCounter, tile_counter
 from .events import Action, PublicMove, builder
 from .game import Outcome, State, legal_actions, outcome
 from .rules import Rules
@@ -18,6 +19,8 @@ class SeatView:
     the open ends, how many tiles each hand and the boneyard hold, whose turn it is, what
     this seat may do, the tile it must open with (only if it is this seat's), and the public
     history. Once the round is over, `hands` shows every hand and `outcome` the result.
+    `counter` is the tile counter (`domino.counter`), built from those public facts only,
+    when the room turned it on; bots get None.
     """
 
     rules: Rules
@@ -33,6 +36,7 @@ class SeatView:
     history: tuple[PublicMove, ...]
     outcome: Outcome | None
     hands: tuple[tuple[Tile, ...], ...] | None
+    counter: TileCounter | None = None
 
     @property
     def my_turn(self) -> bool:
@@ -52,8 +56,9 @@ class SeatView:
 _view = builder(SeatView)
 
 
-def seat_view(state: State, seat: int) -> SeatView:
-    """What `seat` may see of `state`, and nothing more."""
+def seat_view(state: State, seat: int, counter: bool = False) -> SeatView:
+    """What `seat` may see of `state`, and nothing more (with `counter`: its tile counter,
+    counted from its hand, the line and the history)."""
     hands, line, turn, opening = state.hands, state.line, state.turn, state.opening
     hand = hands[seat]
     result = outcome(state) if turn is None else None
@@ -71,4 +76,5 @@ def seat_view(state: State, seat: int) -> SeatView:
         state.history,
         result,
         hands if result is not None else None,
+        tile_counter(state.rules, seat, hand, line, state.history) if counter else None,
     )

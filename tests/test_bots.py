@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from scenario import play, round_of
 
 from domino import bots, game
-from domino.bots.knowledge import _voids, deduce
+from domino.bots.knowledge import deduce
+from domino.counter import voids as _voids
 from domino.events import Play, PublicMove
 from domino.rules import DEFAULT, Rules
 from domino.views import seat_view

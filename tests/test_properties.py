@@ -232,7 +232,7 @@ def test_a_seat_view_shows_only_the_seat_own_tiles_and_the_line(rules, deal_seed
         laid = {laid.tile for laid in state.line}
         boneyard = set(state.boneyard)
         for seat in range(rules.seats):
-            view = seat_view(state, seat)
+            view = seat_view(state, seat, counter=True)  # the tile counter is walked too
             own = set(state.hands[seat])
             visible = own | laid
             if state.over:
@@ -258,6 +258,65 @@ def test_a_seat_view_shows_only_the_seat_own_tiles_and_the_line(rules, deal_seed
                 assert view.hands is None and view.outcome is None
         for public in state.history:
             assert (public.tile is None) == (public.action != "play")
+
+
+def lacks_read_again(history, other: int) -> tuple[int, ...]:
+    """The numbers `other` has shown it lacks, read from the public history a second way.
+
+    Cut its moves into turns: draws and the play or pass that ends them. A turn that ends in
+    a play with no draw before it shows nothing. Any other turn shows both ends lacking; if
+    it left new tiles in the hand (draws not laid at once), what earlier turns showed no
+    longer holds. A turn still drawing shows nothing yet, and holds nothing certain.
+    """
+    shown: set[int] = set()
+    turn: list = []
+    for move in (m for m in history if m.seat == other):
+        turn.append(move)
+        if move.action == "draw":
+            continue
+        draws = len(turn) - 1
+        if move.action == "pass" or draws:
+            kept = draws if move.action == "pass" else draws - 1
+            shown = {move.left, move.right} | (set() if kept else shown)
+        turn = []
+    return () if turn else tuple(sorted(shown))
+
+
+@given(RULES, SEEDS, SEEDS, SEEDS)
+def test_the_tile_counter_is_public_facts_and_blind_to_hidden_tiles(
+    rules, deal_seed, play_seed, shuffle_seed
+):
+    rng = random.Random(shuffle_seed)
+    for state in play_out(rules, deal_seed, play_seed):
+        laid = {laid.tile for laid in state.line}
+        for seat in range(rules.seats):
+            view = seat_view(state, seat, counter=True)
+            counter = view.counter
+            # a recomputation from the view's public fields alone
+            seen = set(view.hand) | {laid.tile for laid in view.line}
+            for number in range(rules.max_pip + 1):
+                showing = [t for t in rules.full_set() if t.has(number)]
+                assert counter.unseen[number] == sum(t not in seen for t in showing)
+            others = [other for other in range(rules.seats) if other != seat]
+            assert [other for other, _ in counter.lacks] == others
+            for other, numbers in counter.lacks:
+                assert numbers == lacks_read_again(view.history, other)
+                # and it is true: the other hand holds no tile showing a number it lacks
+                assert not any(t.has(n) for t in state.hands[other] for n in numbers)
+            # the hidden tiles (other hands and boneyard) dealt out again another way
+            hidden = [t for t in rules.full_set() if t not in set(state.hands[seat]) | laid]
+            rng.shuffle(hidden)
+            hands, at = [], 0
+            for other, hand in enumerate(state.hands):
+                if other == seat:
+                    hands.append(hand)
+                else:
+                    hands.append(tuple(hidden[at : at + len(hand)]))
+                    at += len(hand)
+            swapped = dataclasses.replace(
+                state, hands=tuple(hands), boneyard=tuple(hidden[at:]), moves=()
+            )
+            assert seat_view(swapped, seat, counter=True).counter == counter
 
 
 # -- apply accepts exactly the legal actions ---------------------------------------------

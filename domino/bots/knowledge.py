@@ -1,9 +1,11 @@
-"""What a seat can work out from its view alone: unseen tiles, and each other hand's voids."""
+"""What a seat can work out from its view alone: unseen tiles, and each other hand's voids
+(read from the public history by `domino.counter.voids`, which the tile counter shares)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..counter import voids
 from ..tiles import Tile
 from ..views import SeatView
 
@@ -73,12 +75,12 @@ def deduce(view: SeatView) -> Knowledge:
     others = []
     for step in range(1, seats):
         other = (seat + step) % seats
-        voids, old_voids = _voids(view.history, other)
+        lacks, old_voids = voids(view.history, other)
         free = _free_plays(view.history, other)
         partner = rules.side(other) == side
-        strong = _strengths(view.history, other, voids) if partner else {}
+        strong = _strengths(view.history, other, lacks) if partner else {}
         others.append(
-            Other(other, view.counts[other], voids, old_voids, free, step, partner, strong)
+            Other(other, view.counts[other], lacks, old_voids, free, step, partner, strong)
         )
     return Knowledge(unseen, view.boneyard_count, tuple(others))
 
@@ -114,41 +116,3 @@ def _strengths(history, other: int, voids: frozenset[int]) -> dict[int, int]:
                 strong[number] = strong.get(number, 0) + 1
         drew = move.action == "draw"
     return strong
-
-
-def _voids(history, other: int) -> tuple[frozenset[int], dict[int, int]]:
-    """Numbers the other seat lacks now, and earlier lacks weakened by later draws.
-
-    A seat draws or passes only when nothing in its hand fits either end, and a run of draws
-    stops at the first tile that fits, which it must then lay. So after every run (and every
-    pass: in the block game a pass is the only sign, and as sure) its whole hand lacks both
-    ends. Tiles kept from a later run may show numbers it lacked before: `old` counts how
-    many such tiles there can be for each of those numbers. In the block game nothing is
-    ever drawn, so every void holds to the end of the round.
-    """
-    voids: set[int] = set()
-    old: dict[int, int] = {}
-    drawn = 0
-    for move in history:
-        if move.seat != other:
-            continue
-        if move.action == "draw":
-            drawn += 1
-            continue
-        if move.action == "play" and not drawn:
-            continue  # a free choice says nothing about the rest of the hand
-        kept = drawn if move.action == "pass" else drawn - 1
-        ends = {move.left, move.right}
-        if kept:
-            for number in old:
-                old[number] += kept
-            for number in voids:
-                old[number] = kept
-            voids = set()
-        voids |= ends
-        for number in ends:
-            old.pop(number, None)
-        drawn = 0
-    if drawn:  # mid-run (not reachable from a view at one's own turn): nothing certain
-        voids = set()
-    return frozenset(voids), old

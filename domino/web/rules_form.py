@@ -5,7 +5,8 @@ Only the fields of §8.1 are read (`seats` as 2, 3 or 4, `teams` following it: p
 at four; `boneyard` as draw/block; `target` as none, a number, or "other" with the number in
 `target_points`); any other key is ignored, so `max_pip` and `teams` are never set from a
 form. A posted `preset` is the starting point and each posted field overrides it; nothing
-posted at all is the default game.
+posted at all is the default game. The tile counter's box (`counter`, posted as "on") is
+read apart, by `counter_from_form`: it is a table aid, not one of the rules.
 """
 
 from __future__ import annotations
@@ -86,6 +87,28 @@ def level_from_form(form) -> str:
     if level not in LEVELS:
         raise CardError("level", refusal("bad-level"))
     return level
+
+
+def counter_from_form(form) -> bool:
+    """Whether the card turns the tile counter on (its checkbox `counter`, posted as "on").
+
+    The counter is a table aid, not a rule: it stays outside the rules object (§8.1)."""
+    value = _posted(form, "counter")
+    if value in (None, ""):
+        return False
+    if value != "on":
+        raise CardError("counter", counter_problem())
+    return True
+
+
+def counter_problem() -> str:
+    """What the card says of a tile counter setting it cannot read."""
+    return gettext("“%(setting)s”: tick the box, or leave it empty.", setting=counter_name())
+
+
+def counter_name() -> str:
+    """The tile counter's name on the card."""
+    return gettext("Tile counter")
 
 
 def _posted(form, name: str) -> str | None:
@@ -253,6 +276,12 @@ class Card:
         """The problems the card's script can see coming, in the page's words."""
         return {"hand_size": draw_size_problem(), "target": target_problem()}
 
+    @property
+    def counter(self) -> bool:
+        """True when the card's tile counter box is ticked (off unless posted so)."""
+        return self.values.get("counter") == "on"
+
+    counter_name = staticmethod(counter_name)
     choices = staticmethod(rules_text.choices)
     setting = staticmethod(rules_text.setting_name)
     points = staticmethod(rules_text.points)
@@ -271,6 +300,7 @@ def card_for(form=None, preset: str | None = None, error: CardError | None = Non
             posted = _posted(form, name)
             if posted is not None and name != "preset":
                 values[name] = posted[:LONGEST]
+        values["counter"] = "on" if _posted(form, "counter") == "on" else ""
         return Card(values, open=True, error=error)
     if preset in card_presets():
         return Card(form_values(PRESETS[preset]) | {"preset": preset}, open=True)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from test_computer_round import Player
+from test_duplicate_rematch import play_duplicate
 from test_friend_round import (
     PLAYABLE,
     create_room,
@@ -216,6 +218,9 @@ def test_a_friend_table_from_invitation_to_result(server, open_context, scan):
     play_round(seats)
     for seat in seats:
         scan(seat.page, f"finished-{seat.name}")
+    host.page.locator('[data-action="review"]').click()  # the round's review, once analysed
+    expect(host.page.locator("[data-review-ready]")).to_have_count(1, timeout=90_000)
+    scan(host.page, "review")
     scan.assert_clean()
 
 
@@ -383,4 +388,22 @@ def test_a_table_of_four_in_pairs_and_of_three_against_the_computer(server, open
     expect(computer.locator("[data-seat][data-count][data-computer]")).to_have_count(2)
     expect(computer.locator('[data-turn="you"]')).to_have_count(1)
     scan(computer, "three-computer")
+    scan.assert_clean()
+
+
+def test_a_table_with_the_tile_counter_and_a_duplicate_result(server, open_context, scan):
+    """A computer table with the tile counter on, scanned once a few tiles are down, and the
+    result of its duplicate rematch (both rounds side by side, the duplicate score)."""
+    player = Player(server, open_context())
+    scanned = []
+
+    def once(player) -> None:
+        if not scanned and player.page.locator("[data-chain] [data-tile]").count() >= 2:
+            scan(player.page, "tile-counter")
+            scanned.append(True)
+
+    play_duplicate(player, once)
+    assert scanned, "the table with the counter was never scanned"
+    expect(player.page.locator("[data-duplicate]")).to_be_visible()
+    scan(player.page, "duplicate-result")
     scan.assert_clean()

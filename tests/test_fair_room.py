@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from webkit import Table, make_app, parse
+from webkit import Table, friends, make_app, parse
 
 from domino import game
 from domino.actions import fold_in, next_round
@@ -87,12 +87,7 @@ def test_a_friend_round_is_committed_before_and_revealed_after(app):
 
 
 def test_no_table_shows_the_server_seed_before_the_round_is_over(app):
-    creator, guest = Table(app), Table(app)
-    creator.create_room()
-    guest.room = creator.room
-    guest.join()
-    creator.connect("2.a"), guest.connect("2.b")
-    creator.fragment(), guest.fragment()
+    creator, guest = friends(app, "2.a", "2.b")
     rng = random.Random(9)
     while not creator.state.over:
         state = creator.state
@@ -132,12 +127,7 @@ def test_a_seed_sent_for_another_commitment_counts_for_nothing(app):
 
 
 def test_every_persons_seed_goes_into_a_new_round(app):
-    creator, guest = Table(app), Table(app)
-    creator.create_room()
-    guest.room = creator.room
-    guest.join()
-    creator.connect("3.a"), guest.connect("3.b")
-    creator.fragment(), guest.fragment()
+    creator, guest = friends(app, "3.a", "3.b")
     promised = creator.doc.one("data-next-commitment").get("data-next-commitment")
     assert creator.post("new-round", client_seed=seed_of(4), commitment=promised).status_code == 200
     assert (

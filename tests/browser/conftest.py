@@ -20,6 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from live import live_server  # tests/live.py; tests/ is not a package
 
+from domino import dealing, game
+from domino.record import deal_to_dict
+
 HERE = Path(__file__).resolve().parent
 ARTIFACTS = HERE.parents[1] / "test-artifacts"
 SEED = 20240611
@@ -119,3 +122,14 @@ def open_context(new_context, request):
             except Exception as error:  # a crashed page must not hide the test's own failure
                 print(f"no screenshot of context {number} page {tab}: {error}")
         context.tracing.stop(path=folder / f"context{number}-trace.zip")
+
+
+@pytest.fixture
+def rng_deals(monkeypatch):
+    """Rooms deal straight from the server's seeded rng, unproven, as rooms did before fair
+    deals (SPEC §10): for tests that need a known deal, since browsers send random seeds."""
+
+    def deal_events(_fair, rules, _humans, rng):
+        return [("deal", deal_to_dict(game.deal(rules, rng)))]
+
+    monkeypatch.setattr(dealing, "deal_events", deal_events)

@@ -105,7 +105,7 @@ def full_line(room):
 
 
 @pytest.fixture
-def planned(tmp_path):
+def planned(tmp_path, rng_deals):
     """The app on a live server, dealing the planned hands, with a test-only page of a room's
     table whose line holds the whole set (`/test-only/all-28/<room id>`)."""
     server = LiveServer(tmp_path / "domino.sqlite3", DOMINO_RNG=PlannedDeal(planned_hands()))

@@ -56,7 +56,7 @@ AUDIO_JS = "() => window.__audio"
 
 
 @pytest.fixture
-def story_server(tmp_path):
+def story_server(tmp_path, rng_deals):
     """The app on a live server that deals with `STORY_SEED`."""
     with live_server(tmp_path / "domino.sqlite3", seed=STORY_SEED) as live:
         yield live

@@ -28,6 +28,8 @@ def create_app(config=None):
         BOT_PROCESSES=int(os.environ.get("DOMINO_BOT_PROCESSES", "1")),
         REVIEW_PROCESSES=int(os.environ.get("DOMINO_REVIEW_PROCESSES", "1")),
         AWAY_SECONDS=float(os.environ.get("DOMINO_AWAY_SECONDS", DEFAULT_AWAY_SECONDS)),
+        # Test setting: a fixed wait after each commit of the store's writer (a slow disk).
+        SYNC_DELAY_MS=float(os.environ.get("DOMINO_SYNC_DELAY_MS", "0")),
     )
     if config:
         app.config.update(config)

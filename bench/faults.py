@@ -1,15 +1,22 @@
 """Crash test: play games against the production server while SIGKILLing it at random moments.
 
 Starts gunicorn with the gevent worker (as `make serve`, on a free loopback port and a temporary
-database), plays scripted games in several friend rooms (two seats each, HTTP moves, a socket per
-seat for presence), kills the whole server with SIGKILL at seeded random moments, restarts it on
-the same database, reconnects and goes on. Every move the server acknowledged (HTTP 200) must be
-in the stored log after each restart, and at the end every room must load and take its next
-legal move. The last line printed is one JSON object:
+database), plays scripted games in several friend rooms at once (two seats each, HTTP moves, a
+socket per seat for presence; a thread per room, so that the store's writer commits several
+rooms' moves in one batch), kills the whole server with SIGKILL at seeded random moments,
+restarts it on the same database, reconnects and goes on. Every move the server acknowledged
+(HTTP 200) must be in the stored log after each restart, and at the end every room must load
+and take its next legal move.
 
-    {"kills": K, "acknowledged": N, "lost": L, "resumed": R}
+With --sync-delay-ms N every batch waits N ms between its commit and its acknowledgements
+(DOMINO_SYNC_DELAY_MS: a slow disk), so that many kills land in that window. A move sent but
+never answered because of a kill may be stored or not; those found stored are counted
+(`unanswered_kept`): the kills that came after a commit and before its acknowledgements. The
+last line printed is one JSON object:
 
-    .venv/bin/python bench/faults.py --kills 200 --rooms 4 --seed 1
+    {"kills": K, "acknowledged": N, "lost": L, "resumed": R, "unanswered_kept": U}
+
+    .venv/bin/python bench/faults.py --kills 200 --rooms 4 --seed 1 [--sync-delay-ms 20]
 """
 
 from __future__ import annotations
@@ -213,16 +220,22 @@ def position(db: Path, room: str):
 class Run:
     """Games, kills and the record of acknowledged moves."""
 
-    def __init__(self, kills: int, rooms: int, seed: int, deadline: float, quiet: bool) -> None:
+    def __init__(
+        self, kills: int, rooms: int, seed: int, deadline: float, quiet: bool, sync_ms: float = 0
+    ) -> None:
         self.kills_wanted, self.room_count = kills, rooms
         self.rng = random.Random(seed)
         self.deadline = time.monotonic() + deadline
         self.quiet = quiet
         self.tmp = tempfile.TemporaryDirectory(prefix="domino-faults-")
         self.db = Path(self.tmp.name) / "domino.sqlite3"
-        self.server = Server(self.db, free_port())
+        env = {"DOMINO_SYNC_DELAY_MS": str(sync_ms)} if sync_ms else {}
+        self.server = Server(self.db, free_port(), env=env)
         self.rooms: list[list[Seat]] = []
         self.acked: dict[tuple[str, int], str] = {}  # (room, seq) -> event type
+        self.unanswered: dict[tuple[str, int], str] = {}  # sent when the server was killed
+        self.kept = 0  # unanswered moves found stored
+        self.failures: list[BaseException] = []  # raised in the rooms' threads
         self.kills = 0
         self.lost: set[tuple[str, int]] = set()
 
@@ -235,6 +248,8 @@ class Run:
         log = stored(self.db)
         missing = {key for key, kind in self.acked.items() if log.get(key) != kind}
         self.lost |= missing
+        self.kept += sum(log.get(key) == kind for key, kind in self.unanswered.items())
+        self.unanswered.clear()
         if missing:
             self.say(f"LOST after kill {self.kills}: {sorted(missing)[:5]}")
 
@@ -263,21 +278,27 @@ class Run:
                 action, fields = {DRAW: "draw", PASS: "pass"}[move], {}
             kind = action
         fields["seq"] = room.seq
-        status = seat.post(action, fields)
+        try:
+            status = seat.post(action, fields)
+        except ServerDown:
+            self.unanswered[(seat.room, room.seq + 1)] = kind
+            raise
         if status == 200:
             self.acked[(seat.room, room.seq + 1)] = kind
         elif status != 409:  # 409: e.g. the other seat's socket not yet re-attached
             raise AssertionError(f"{action} answered {status}")
 
     def play_until_killed(self) -> None:
-        """Play round-robin until the timer kills the server."""
+        """Play every room at once, a thread each, until the timer kills the server."""
         killer = threading.Timer(self.rng.uniform(0.05, 0.6), self.server.kill)
         killer.start()
         try:
             self.reconnect()
-            while time.monotonic() < self.deadline:
-                for seats in self.rooms:
-                    self.step(seats)
+            players = [threading.Thread(target=self.play, args=(s,)) for s in self.rooms]
+            for player in players:
+                player.start()
+            for player in players:
+                player.join()
         except ServerDown:
             pass
         finally:
@@ -286,6 +307,18 @@ class Run:
                 for seat in seats:
                     seat.close()
         self.kills += 1
+        if self.failures:
+            raise self.failures[0]
+
+    def play(self, seats: list[Seat]) -> None:
+        """Play one room until the server goes away (or the deadline)."""
+        try:
+            while time.monotonic() < self.deadline:
+                self.step(seats)
+        except ServerDown:
+            pass
+        except BaseException as error:  # raised again in the main thread
+            self.failures.append(error)
 
     def resume(self) -> int:
         """Rooms whose page loads and whose next legal move is accepted."""
@@ -330,6 +363,7 @@ class Run:
             "acknowledged": len(self.acked),
             "lost": len(self.lost),
             "resumed": resumed,
+            "unanswered_kept": self.kept,
         }
 
 
@@ -340,8 +374,12 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--deadline", type=float, default=1800, help="seconds, in all")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--sync-delay-ms", type=float, default=0.0, help="wait between each commit and its acks"
+    )
     args = parser.parse_args(argv)
-    result = Run(args.kills, args.rooms, args.seed, args.deadline, args.quiet).run()
+    run = Run(args.kills, args.rooms, args.seed, args.deadline, args.quiet, args.sync_delay_ms)
+    result = run.run()
     print(json.dumps(result))
     return 0 if result["lost"] == 0 and result["resumed"] == args.rooms else 1
 

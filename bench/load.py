@@ -2,11 +2,18 @@
 
     .venv/bin/python bench/load.py [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
                                    [--computer N] [--level hard] [--four N]
+                                   [--sync-delay-ms N] [--app-dir DIR]
 
 Starts the server as `make serve` does (gunicorn.conf.py: one gevent worker) on a free loopback
 port and a temporary database, configured as behind one reverse proxy (DOMINO_PROXIES=1) with
 its rate limits on; each browser sends its own address in X-Forwarded-For, as the proxy would
-(--unlimited turns the limits off, to see what they cost). Then, as browsers would:
+(--unlimited turns the limits off, to see what they cost). --think 0,0 plays at saturation:
+every seat acts the moment its table lets it, and the limits stay checked, set high enough
+never to refuse (SATURATION_LIMITS). --sync-delay-ms N makes every sync of the store's writer
+take N ms longer (DOMINO_SYNC_DELAY_MS: a slow disk). --app-dir runs the server of another
+checkout (e.g. a git worktree of an older commit) with this client: bench/compare.py does so
+to put two commits side by side; an older store without the setting is slowed down by
+bench/shim/slowdisk.py instead. Then, as browsers would:
 
 1. seats R friend rooms: the home page, POST /rooms, the invitation page and its join, each
    seat's room page (its tab id and CSRF token), then each seat's websocket, offering
@@ -39,12 +46,14 @@ changes: p50_ms, p99_ms and --trace are the two-seat rooms' own in any case.
 
 cost_ratio is the median move -> push latency over the median bare-endpoint round trip, both
 measured from this client in the same run; rss_per_room_kb is the worker's growth per room
-after play (the table also gives it with every room idle). Prints a table, then one JSON line:
+after play (the table also gives it with every room idle); cpu_ms_per_action is the worker's
+CPU time (user and system, all its threads) over the play, divided by the actions it
+acknowledged, and actions_per_s their rate. Prints a table, then one JSON line:
 
     {"rooms", "moves", "errors", "lost", "p50_ms", "p99_ms", "floor_p50_ms", "cost_ratio",
-     "rss_per_room_kb"}, and with --computer: "computer_rooms", "computer_moves",
-     "computer_p50_ms", "computer_p99_ms"; with --four: "four_rooms", "four_moves",
-     "four_pushes", "four_p50_ms", "four_p99_ms"
+     "rss_per_room_kb", "actions_per_s", "cpu_ms_per_action"}, and with --computer:
+     "computer_rooms", "computer_moves", "computer_p50_ms", "computer_p99_ms"; with --four:
+     "four_rooms", "four_moves", "four_pushes", "four_p50_ms", "four_p99_ms"
 """
 
 from __future__ import annotations
@@ -70,6 +79,15 @@ from loadclient import Browser, Tally, choose
 
 PUSH_WAIT = 10.0  # seconds a push may take before it counts as missed
 SETUP_AT_ONCE = 32
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+# At saturation every seat acts as fast as it can: each limit is still checked on every
+# request, set far above what the run can reach.
+SATURATION_LIMITS = {
+    "RATELIMIT_ACT": "1000000 per minute",
+    "RATELIMIT_CREATE": "1000000 per minute",
+    "RATELIMIT_JOIN": "1000000 per minute",
+}
 
 
 class Room:
@@ -114,7 +132,8 @@ class Run:
         self.acknowledged: set[tuple[str, int]] = set()
         self.floor: list[float] = []
         self.lag: list[float] = []
-        self.cpu = 0.0
+        self.cpu = 0.0  # share of one core while playing
+        self.cpu_s = 0.0  # CPU seconds while playing
         self.leaks: tuple[int, int] | None = None  # (tables checked, leaks), with --leaks
         self.trace: list[tuple[float, float]] = []  # (wall clock, push latency), for --trace
         self.computer: list[float] = []  # player's move -> the computer's move pushed
@@ -326,7 +345,8 @@ async def main_async(args, server: Server, db: Path) -> dict:
         )
         played_s = time.monotonic() - play_start
         gc.enable()
-        run.cpu = (cpu_seconds(worker) - cpu_start) / played_s
+        run.cpu_s = cpu_seconds(worker) - cpu_start
+        run.cpu = run.cpu_s / played_s
         after = rss_kb(worker)
         for room in rooms + against + fours:
             run.tally.errors += sum(seat.dropped for seat in room.seats)
@@ -391,6 +411,7 @@ def report(args, run: Run, seated, setup_s, played_s, base, idle, after, lost) -
     per_idle = (idle - base) / max(rooms + fours, 1)
     per_room = (after - base) / max(rooms + fours, 1)
     four = f"{fours} of {args.four}" if args.four else None
+    cpu_ms = run.cpu_s * 1000 / max(t.moves, 1)
     rows = [
         ("rooms seated (2 sockets each)", f"{rooms} of {args.rooms} in {setup_s:.1f} s"),
         *([("four-seat rooms seated (4 sockets each)", four)] if four else []),
@@ -410,6 +431,7 @@ def report(args, run: Run, seated, setup_s, played_s, base, idle, after, lost) -
             f"{ms(run.lag, 0.5)} / {ms(run.lag, 0.99)} / {ms(run.lag, 1.0)} ms",
         ),
         ("worker CPU while playing", f"{run.cpu:.0%} of one core"),
+        ("worker CPU per acknowledged action", f"{cpu_ms:.3f} ms"),
         *(
             [("tables checked for hidden tiles / leaks", f"{run.leaks[0]} / {run.leaks[1]}")]
             if run.leaks is not None
@@ -434,6 +456,8 @@ def report(args, run: Run, seated, setup_s, played_s, base, idle, after, lost) -
         "floor_p50_ms": floor,
         "cost_ratio": round(p50 / floor, 2) if floor else None,
         "rss_per_room_kb": round(per_room, 1),
+        "actions_per_s": round(t.moves / played_s, 1),
+        "cpu_ms_per_action": round(cpu_ms, 3),
     }
 
 
@@ -465,6 +489,13 @@ def parse_args(argv=None):
     )
     parser.add_argument("--no-deflate", dest="deflate", action="store_false")
     parser.add_argument(
+        "--sync-delay-ms",
+        type=float,
+        default=0.0,
+        help="add this many ms to every sync of the store's writer (a slow disk)",
+    )
+    parser.add_argument("--app-dir", type=Path, default=ROOT, help="the checkout to serve")
+    parser.add_argument(
         "--computer", type=int, default=0, help="computer rooms to seat beside the friend rooms"
     )
     parser.add_argument("--level", default="hard", choices=("easy", "medium", "hard"))
@@ -474,9 +505,26 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.rooms < 1 or args.seconds <= 0 or len(args.think) != 2:
         parser.error("--rooms and --seconds must be positive, --think is low,high")
-    if args.four < 0 or args.computer < 0:
-        parser.error("--four and --computer cannot be negative")
+    if args.four < 0 or args.computer < 0 or args.sync_delay_ms < 0:
+        parser.error("--four, --computer and --sync-delay-ms cannot be negative")
+    args.app_dir = args.app_dir.resolve()
+    if not (args.app_dir / "gunicorn.conf.py").is_file():
+        parser.error(f"--app-dir {args.app_dir} holds no gunicorn.conf.py")
     return args
+
+
+def server_for(args, db: Path) -> Server:
+    """The server to load: as in production behind one proxy (rate limits on, counted per
+    player's address: each browser here sends its own X-Forwarded-For)."""
+    env = {"DOMINO_PROXIES": "1", "PYTHONPATH": f"{args.app_dir}{os.pathsep}{BENCH / 'shim'}"}
+    config = dict(SATURATION_LIMITS) if args.think[1] == 0 else {}
+    if args.unlimited:
+        config = {"RATELIMIT_ENABLED": False}
+    factory = "app:create_app"
+    if args.sync_delay_ms:
+        env["DOMINO_SYNC_DELAY_MS"] = str(args.sync_delay_ms)
+        factory = "slowdisk:create_app"  # the setting itself, or a stand-in for older code
+    return Server(db, free_port(), app=f"{factory}({config!r})", env=env, root=args.app_dir)
 
 
 def raise_open_files(needed: int) -> None:
@@ -490,10 +538,7 @@ def main(argv=None) -> int:
     raise_open_files(4 * args.rooms + 2 * args.computer + 8 * args.four + 2000)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "load.sqlite3"
-        # As in production behind one proxy: rate limits on, counted per player's address
-        # (each browser here sends its own X-Forwarded-For).
-        app = Server.UNLIMITED if args.unlimited else "app:create_app()"
-        server = Server(db, free_port(), app=app, env={"DOMINO_PROXIES": "1"})
+        server = server_for(args, db)
         server.start()
         try:
             result = asyncio.run(main_async(args, server, db))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -9,6 +10,8 @@ import time
 from pathlib import Path
 
 from sqlite_utils import Database, Migrations
+
+from .writer import Writer
 
 migrations = Migrations("domino")
 
@@ -59,36 +62,72 @@ class Conflict(Exception):
 
 
 class Store:
-    """One SQLite file in WAL mode with full sync; every append is committed on return."""
+    """One SQLite file in WAL mode with full sync; every write is committed before it returns.
 
-    def __init__(self, path: str | Path) -> None:
-        if str(path) != ":memory:":
-            path = Path(path)
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            # Owner-only: SQLite gives the -wal and -shm files the database file's mode.
-            path.touch(mode=0o600)
-            for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-                if file.exists() and file.stat().st_mode & 0o077:
-                    file.chmod(0o600)
+    Reads use this connection, on the caller's thread. Writes go to the store's writer
+    (`domino.writer`): a connection of their own on one OS thread, committed in batches, one
+    sync each; a write returns (and its caller may acknowledge it) once its batch is durable.
+    `sync_delay` (seconds) slows each sync down on purpose: a slow disk, for tests and benches.
+    """
+
+    def __init__(self, path: str | Path, sync_delay: float = 0.0) -> None:
+        path = Path(path)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Owner-only: SQLite gives the -wal and -shm files the database file's mode.
+        path.touch(mode=0o600)
+        for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            if file.exists() and file.stat().st_mode & 0o077:
+                file.chmod(0o600)
+        self.path = path
         conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self.db = Database(conn)
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("PRAGMA foreign_keys=ON")
         with self._lock:
-            migrations.apply(self.db)
+            migrations.apply(self.db)  # before the writer exists: nothing else writes yet
             self._version = self._data_version()
+        self.writer = Writer(self._writer_connection, sync_delay)
+        self._seen = (0, 0, 0)  # the writer's (begun, ended, foreign) at the last look
+
+    def _writer_connection(self) -> sqlite3.Connection:
+        """The writer's own connection (opened on its thread, used on it only)."""
+        conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=10000")  # another process's write, e.g. a purge
+        return conn
 
     def _data_version(self) -> int:
         return self.db.execute("PRAGMA data_version").fetchone()[0]
 
     def changed_elsewhere(self) -> bool:
-        """True if another connection (another process) wrote since the last call."""
+        """True if another process wrote since the last call.
+
+        This connection sees the writer's commits as changes too. A change is another
+        process's if the writer saw one (at its last batch), or if no batch of the writer's
+        began or was under way since the last look (each write looks again once it is done);
+        a change that came together with a batch of the writer's is seen at its next batch.
+        """
         with self._lock:
-            version = self._data_version()
-            changed, self._version = version != self._version, version
+            version, now, before = self._data_version(), self._counts(), self._seen
+            quiet = now[:2] == before[:2] and before[0] == before[1]
+            changed = now[2] != before[2] or (version != self._version and quiet)
+            self._version, self._seen = version, now
         return changed
+
+    def _counts(self) -> tuple[int, int, int]:
+        writer = self.writer
+        return writer.begun, writer.ended, writer.foreign
+
+    def _write(self, job):
+        """Run a write in the writer's next batch; then take its change as this process's."""
+        result = self.writer.write(job)
+        with self._lock:
+            now = self._counts()
+            if now[0] == now[1] and now[2] == self._seen[2]:  # no batch under way
+                self._version, self._seen = self._data_version(), now
+        return result
 
     def create_room(
         self, room: str, kind: str, events: list[tuple[str, dict]], nonce: str | None = None
@@ -96,39 +135,33 @@ class Store:
         """Create a room with its first events, all in one transaction; `nonce` (a home
         page's fair-deal nonce) is spent with it: a second use raises Conflict."""
         now = time.time()
-        with self._lock, self.db.atomic():
+
+        def create(conn: sqlite3.Connection) -> None:
             if nonce is not None:
-                self._spend(nonce, now)
-            self.db["rooms"].insert(
-                {
-                    "id": room,
-                    "kind": kind,
-                    "created_at": now,
-                    "touched_at": now,
-                    "records_stored": 1,
-                }
+                _spend(conn, nonce, now)
+            conn.execute(
+                "INSERT INTO rooms (id, kind, created_at, touched_at, records_stored)"
+                " VALUES (?, ?, ?, ?, 1)",
+                [room, kind, now, now],
             )
-            self._insert(room, 1, events, now)
+            _insert(conn, room, 1, events, now)
+
+        self._write(create)
 
     def append(self, room: str, seq: int, events: list[tuple[str, dict]], records=()) -> None:
         """Append events numbered from `seq`, and the `(seq, record)` of rounds they finish;
         raise Conflict if `seq` is taken."""
         now = time.time()
+
+        def append(conn: sqlite3.Connection) -> None:
+            _insert(conn, room, seq, events, now)
+            conn.execute("UPDATE rooms SET touched_at = ? WHERE id = ?", [now, room])
+            _insert_records(conn, room, records)
+
         try:
-            with self._lock, self.db.atomic():
-                self._insert(room, seq, events, now)
-                self.db.execute("UPDATE rooms SET touched_at = ? WHERE id = ?", [now, room])
-                self._insert_records(room, records)
+            self._write(append)
         except sqlite3.IntegrityError as error:
             raise Conflict(f"room {room} already has event {seq}") from error
-
-    def _spend(self, nonce: str, now: float) -> None:
-        """Mark a fair-deal nonce used (purging expired ones); raise Conflict if it was."""
-        self.db.execute("DELETE FROM fair_nonces WHERE at < ?", [now - NONCE_SECONDS])
-        try:
-            self.db.execute("INSERT INTO fair_nonces (nonce, at) VALUES (?, ?)", [nonce, now])
-        except sqlite3.IntegrityError as error:
-            raise Conflict(f"nonce {nonce} was used") from error
 
     def record_rows(self, room: str) -> list[tuple[int, str]]:
         """The stored round records of a room as (seq, record text), in order."""
@@ -146,17 +179,8 @@ class Store:
     def save_review(self, room: str, seq: int, review: str) -> None:
         """Store a round's review once (a second save of the same round changes nothing)."""
         sql = "INSERT OR IGNORE INTO reviews (room, seq, review, at) VALUES (?, ?, ?, ?)"
-        try:
-            with self._lock, self.db.atomic():
-                self.db.execute(sql, [room, seq, review, time.time()])
-        except sqlite3.IntegrityError:
-            pass  # the room was deleted meanwhile
-
-    def _insert_records(self, room: str, records, verb: str = "INSERT") -> None:
-        self.db.conn.executemany(
-            f"{verb} INTO records (room, seq, record) VALUES (?, ?, ?)",
-            [(room, seq, text) for seq, text in records],
-        )
+        with contextlib.suppress(sqlite3.IntegrityError):  # the room was deleted meanwhile
+            self._write(lambda conn: conn.execute(sql, [room, seq, review, time.time()]))
 
     def records(self, room: str) -> list[str] | None:
         """The stored round records of a room in order; None if they were never written."""
@@ -171,21 +195,13 @@ class Store:
 
     def backfill_records(self, room: str, records) -> None:
         """Store the records of a room that had none stored yet, and mark it done."""
-        try:
-            with self._lock, self.db.atomic():
-                self._insert_records(room, records, "INSERT OR IGNORE")
-                self.db.execute("UPDATE rooms SET records_stored = 1 WHERE id = ?", [room])
-        except sqlite3.IntegrityError:
-            pass  # the room was deleted meanwhile: there is nothing to keep
 
-    def _insert(self, room: str, seq: int, events, now: float) -> None:
-        rows = [
-            (room, seq + i, kind, json.dumps(data), now) for i, (kind, data) in enumerate(events)
-        ]
-        # Plain SQL: this is every move's path, and insert_all inspects the table first.
-        self.db.conn.executemany(
-            "INSERT INTO events (room, seq, type, data, at) VALUES (?, ?, ?, ?, ?)", rows
-        )
+        def backfill(conn: sqlite3.Connection) -> None:
+            _insert_records(conn, room, records, "INSERT OR IGNORE")
+            conn.execute("UPDATE rooms SET records_stored = 1 WHERE id = ?", [room])
+
+        with contextlib.suppress(sqlite3.IntegrityError):  # the room was deleted meanwhile
+            self._write(backfill)
 
     def kind(self, room: str) -> str | None:
         """The room's kind, or None if there is no such room."""
@@ -203,22 +219,46 @@ class Store:
     def purge(self, idle_seconds: float, now: float | None = None) -> list[str]:
         """Delete rooms idle for longer than `idle_seconds`; return their ids."""
         cutoff = (time.time() if now is None else now) - idle_seconds
-        with self._lock, self.db.atomic():
-            idle = self.db.query("SELECT id FROM rooms WHERE touched_at < ?", [cutoff])
-            ids = [row["id"] for row in idle]
-            for room in ids:
-                self.db.execute("DELETE FROM records WHERE room = ?", [room])
-                self.db.execute("DELETE FROM reviews WHERE room = ?", [room])
-                self.db.execute("DELETE FROM events WHERE room = ?", [room])
-                self.db.execute("DELETE FROM rooms WHERE id = ?", [room])
-        return ids
+        return self._write(lambda conn: _purge(conn, cutoff))
 
     def touch(self, room: str, when: float) -> None:
         """Set when a room was last active (for tests and imports)."""
-        with self._lock, self.db.atomic():
-            self.db.execute("UPDATE rooms SET touched_at = ? WHERE id = ?", [when, room])
+        sql = "UPDATE rooms SET touched_at = ? WHERE id = ?"
+        self._write(lambda conn: conn.execute(sql, [when, room]))
 
     def close(self) -> None:
-        """Close the database file."""
+        """Finish the writes under way, and close the database file."""
+        self.writer.close()
         with self._lock:
             self.db.conn.close()
+
+
+def _spend(conn: sqlite3.Connection, nonce: str, now: float) -> None:
+    """Mark a fair-deal nonce used (purging expired ones); raise Conflict if it was."""
+    conn.execute("DELETE FROM fair_nonces WHERE at < ?", [now - NONCE_SECONDS])
+    try:
+        conn.execute("INSERT INTO fair_nonces (nonce, at) VALUES (?, ?)", [nonce, now])
+    except sqlite3.IntegrityError as error:
+        raise Conflict(f"nonce {nonce} was used") from error
+
+
+def _insert(conn: sqlite3.Connection, room: str, seq: int, events, now: float) -> None:
+    rows = [(room, seq + i, kind, json.dumps(data), now) for i, (kind, data) in enumerate(events)]
+    conn.executemany("INSERT INTO events (room, seq, type, data, at) VALUES (?, ?, ?, ?, ?)", rows)
+
+
+def _insert_records(conn: sqlite3.Connection, room: str, records, verb: str = "INSERT") -> None:
+    conn.executemany(
+        f"{verb} INTO records (room, seq, record) VALUES (?, ?, ?)",
+        [(room, seq, text) for seq, text in records],
+    )
+
+
+def _purge(conn: sqlite3.Connection, cutoff: float) -> list[str]:
+    """Delete the rooms last touched before `cutoff`, with all they hold; their ids."""
+    ids = [row[0] for row in conn.execute("SELECT id FROM rooms WHERE touched_at < ?", [cutoff])]
+    for room in ids:
+        for table in ("records", "reviews", "events"):
+            conn.execute(f"DELETE FROM {table} WHERE room = ?", [room])
+        conn.execute("DELETE FROM rooms WHERE id = ?", [room])
+    return ids

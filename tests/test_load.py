@@ -21,6 +21,8 @@ KEYS = [
     "floor_p50_ms",
     "cost_ratio",
     "rss_per_room_kb",
+    "actions_per_s",
+    "cpu_ms_per_action",
 ]
 COMPUTER_KEYS = ["computer_rooms", "computer_moves", "computer_p50_ms", "computer_p99_ms"]
 
@@ -53,6 +55,20 @@ def test_rooms_played_over_websockets_lose_nothing_leak_nothing_and_every_push_a
     assert leaks == 0 and checked >= 2 * result["moves"]  # a reply and a push per move at least
     assert 0 < result["p50_ms"] <= result["p99_ms"]
     assert result["floor_p50_ms"] > 0 and result["rss_per_room_kb"] > 0
+    assert result["actions_per_s"] > 0 and result["cpu_ms_per_action"] > 0
+
+
+@pytest.mark.slow
+def test_at_saturation_on_a_slow_disk_the_limits_refuse_nothing_and_nothing_is_lost():
+    command = [sys.executable, "bench/load.py", "--rooms", "6", "--seconds", "4"]
+    command += ["--think", "0,0", "--sync-delay-ms", "5"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["errors"] == 0 and result["lost"] == 0
+    # Far more actions than the limit per seat allows by default (120 a minute): they are
+    # checked, with a budget set high.
+    assert result["moves"] > 6 * 2 * 2 * 4
 
 
 @pytest.mark.slow

@@ -33,7 +33,8 @@ def init_app(app: Flask, rng=None) -> Tables:
     i18n.init_app(app)
     app.jinja_env.globals["face"] = face
     rules_text.register(app)  # rules_line(rules), rules_sentences(rules)
-    rooms = Rooms(Store(app.config["DOMINO_DB"]), rng)
+    sync_delay = app.config["SYNC_DELAY_MS"] / 1000  # a slow disk, for tests and benches
+    rooms = Rooms(Store(app.config["DOMINO_DB"], sync_delay), rng)
     services = Tables(app, rooms, Hub())
     delay, processes = app.config["BOT_DELAY_MS"], app.config["BOT_PROCESSES"]
     services.computer = Computer(app, services, delay, processes, rooms.rng)

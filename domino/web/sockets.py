@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import sys
 import threading
 import time
 
@@ -12,6 +11,7 @@ from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
 from ..room import RoomError
+from ..writer import under_gevent
 from .hub import Connection
 from .i18n import chosen_language
 from .outbox import Outbox
@@ -54,12 +54,6 @@ def reader_class():
             in_background(functools.partial(run, self.target))
 
     return Reader
-
-
-def under_gevent() -> bool:
-    """True when gevent has patched threads into greenlets (gunicorn's gevent worker)."""
-    monkey = sys.modules.get("gevent.monkey")
-    return monkey is not None and monkey.is_module_patched("threading")
 
 
 def in_background(function) -> None:

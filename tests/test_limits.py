@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from webkit import Table, friends, make_app, notice, parse
 
+from domino.web import limits
 from domino.web.limits import client_address
 from domino.web.messages import error_message
 
@@ -46,7 +47,7 @@ def rooms_stored(app) -> int:
 
 def storage(app):
     """The limiter's counters."""
-    (limiter,) = app.extensions["limiter"]
+    limiter = app.extensions["limiter"]
     return limiter.storage
 
 
@@ -316,3 +317,68 @@ def test_record_downloads_have_a_budget_per_seat(app):
     assert statuses == [404, 404, 429]  # no finished round yet: counted all the same
     assert b.client.get(record).status_code == 404  # the other seat has its own
     assert spend(a, 1) == [409]  # and downloads do not spend actions
+
+
+# --- the limiter itself: every limit of a string, set from the environment, checked once -------
+
+
+def test_every_limit_of_a_string_counts_the_shortest_window_first(tmp_path):
+    app = make(tmp_path, RATELIMIT_CREATE="3 per day; 2 per minute")
+    limiter = app.extensions["limiter"]
+    minute, day = limiter.scopes["pages.create_room"].items
+    assert (minute.amount, day.amount) == (2, 3)
+    browser = Table(app)
+    browser.home()
+    made = [create(browser) for _ in range(3)]
+    assert [response.status_code for response in made] == [303, 303, 429]
+    assert 1 <= int(made[-1].headers["Retry-After"]) <= 61
+    # refused by the minute, the request took nothing from the day
+    assert limiter.limiter.get_window_stats(day, "127.0.0.1", "create").remaining == 1
+    storage(app).clear(minute.key_for("127.0.0.1", "create"))  # as if the minute had passed
+    assert create(browser).status_code == 303
+    refused = create(browser)
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) > 3600  # the day's window, not the minute's
+
+
+def test_a_limit_not_in_the_config_is_read_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMINO_RATELIMIT_ACT", "2 per minute")
+    app = make_app(tmp_path / "domino.sqlite3", RATELIMIT_ENABLED=True)
+    assert app.config["RATELIMIT_ACT"] == "2 per minute"
+    assert app.config["RATELIMIT_JOIN"] == "60 per minute"
+    a, _b = friends(app)
+    assert spend(a, 3) == [409, 409, 429]
+    (tmp_path / "explicit").mkdir()
+    explicit = make(tmp_path / "explicit")  # the config's own setting wins
+    assert explicit.config["RATELIMIT_ACT"] == f"{ACT} per minute"
+    a, _b = friends(explicit)
+    assert spend(a, ACT + 1) == [409] * ACT + [429]
+
+
+def test_a_limited_request_works_out_its_seat_once_and_others_not_at_all(app, monkeypatch):
+    a, _b = friends(app)
+    calls = []
+
+    def counted():
+        calls.append(1)
+        return real()
+
+    real = limits._seat_key
+    monkeypatch.setattr(limits, "_seat_key", counted)
+    assert spend(a, 1) == [409]
+    assert len(calls) == 1
+    a.fragment()  # not limited
+    assert len(calls) == 1
+
+
+def test_the_headers_show_the_budget_when_asked_for(tmp_path):
+    app = make(tmp_path, RATELIMIT_HEADERS_ENABLED=True)
+    a, _b = friends(app)
+    answers = [a.post("pass") for _ in range(ACT + 1)]
+    assert [int(r.headers["X-RateLimit-Remaining"]) for r in answers] == [3, 2, 1, 0, 0]
+    assert {r.headers["X-RateLimit-Limit"] for r in answers} == {str(ACT)}
+    assert answers[-1].status_code == 429
+    assert int(answers[-1].headers["Retry-After"]) >= 1
+    (tmp_path / "plain").mkdir()
+    plain, _b = friends(make(tmp_path / "plain"))
+    assert "X-RateLimit-Limit" not in plain.post("pass").headers

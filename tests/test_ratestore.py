@@ -51,6 +51,9 @@ def test_stale_counters_are_swept_at_most_once_a_minute(monkeypatch):
 def test_the_app_limits_with_it_and_a_limiter_hits_it(tmp_path):
     app = make_app(tmp_path / "domino.sqlite3", RATELIMIT_ENABLED=True)
     assert app.config["RATELIMIT_STORAGE_URI"] == "domino-memory://"
+    app_limiter = app.extensions["limiter"]
+    assert isinstance(app_limiter.storage, LazyMemoryStorage)
+    assert isinstance(app_limiter.limiter, FixedWindowRateLimiter)
     store = storage_from_string("domino-memory://")
     assert isinstance(store, LazyMemoryStorage)
     limiter = FixedWindowRateLimiter(store)

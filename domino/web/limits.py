@@ -1,6 +1,9 @@
 """Rate limits: per seat at a table, per client address for creating rooms and joining.
 
-Flask-Limiter with counters in memory (ratestore.py; one process: the limits are per worker).
+The `limits` package, used directly: each limit string is parsed once when the app starts, and
+one fixed-window limiter counts in this process's memory (ratestore.py; one process: the limits
+are per worker). A limited request is checked once, before its view, by one ``before_request``
+hook that looks its endpoint up in a table; other requests pay one dictionary lookup.
 Configured by
 
 - ``RATELIMIT_ENABLED``: on by default, off for an app in testing mode unless set;
@@ -13,7 +16,18 @@ Configured by
   request, however many tiles it draws);
 - ``RATELIMIT_RECORD``: round-record downloads, per seat;
 - ``RATELIMIT_REVIEW``: round-review pages and their analysis polls (one a second while a
-  review is made), together, per seat.
+  review is made), together, per seat;
+- ``RATELIMIT_STORAGE_URI``: where the counters live (``domino-memory://``);
+- ``RATELIMIT_HEADERS_ENABLED``: off by default; on, a limited answer carries
+  ``X-RateLimit-Limit``, ``X-RateLimit-Remaining``, ``X-RateLimit-Reset`` and ``Retry-After``.
+
+A limit is a `limits` string such as ``"20 per minute; 200 per day"``. One of the five not set
+in the app's config is read from the environment, as ``DOMINO_`` and its name
+(``DOMINO_RATELIMIT_ACT="100000 per minute"``: a bench keeps the limits on, too high to
+refuse), else it is the default below. Every limit of a string is checked, the shortest
+window first, and the first one exceeded refuses the request, as Flask-Limiter did: a request
+counts against each limit up to the one that refused it (a fixed window counts refusals too)
+and not against the longer ones after it.
 
 A seat is known by its cookie, so players behind one NAT, school or mobile carrier each keep
 their own budget, and a seat keeps its budget when its address changes. Only a cookie that
@@ -30,12 +44,15 @@ shows the message and a button that posts the join again.
 from __future__ import annotations
 
 import math
+import os
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from flask import Flask, g, render_template, request
-from flask_limiter import Limiter
-from flask_limiter.errors import RateLimitExceeded
-from flask_limiter.util import get_remote_address
+from limits import RateLimitItem, parse_many
+from limits.storage import storage_from_string
+from limits.strategies import FixedWindowRateLimiter
 
 from ..addresses import subscriber
 from . import ratestore  # noqa: F401 (registers the domino-memory:// storage)
@@ -48,24 +65,21 @@ ACT_LIMIT = "120 per minute"
 RECORD_LIMIT = "30 per minute"
 REVIEW_LIMIT = "150 per minute"
 JOIN = "pages.join"
+ENVIRONMENT_PREFIX = "DOMINO_"
 
 
 def client_address() -> str:
     """The client's address as a budget key: IPv4 as is, IPv6 by its /64 network."""
-    address = get_remote_address()
+    address = request.remote_addr or "127.0.0.1"
     return subscriber(address) or address
 
 
 def seat_key() -> str:
     """The budget key of the seat this request's cookie holds in its room, else the address's.
 
-    Worked out once per request (Flask-Limiter asks for it twice). The key names the room and
-    the seat, and nothing of the secret that holds it.
+    The key names the room and the seat, and nothing of the secret that holds it.
     """
-    key = g.get("rate_key")
-    if key is None:
-        key = g.rate_key = _seat_key() or client_address()
-    return key
+    return _seat_key() or client_address()
 
 
 def _seat_key() -> str | None:
@@ -98,30 +112,79 @@ DEFAULTS = {
 }
 
 
+@dataclass(frozen=True)
+class Scope:
+    """A budget shared by some endpoints: its name, its limits (shortest window first), its key."""
+
+    name: str
+    items: tuple[RateLimitItem, ...]
+    key: Callable[[], str]
+
+
+class Limiter:
+    """The app's limits: the scope of each limited endpoint and one limiter over the counters."""
+
+    def __init__(self, config) -> None:
+        self.storage = storage_from_string(config["RATELIMIT_STORAGE_URI"])
+        self.limiter = FixedWindowRateLimiter(self.storage)
+        self.headers = bool(config.get("RATELIMIT_HEADERS_ENABLED"))
+        self.scopes: dict[str, Scope] = {}
+        for name, (setting, key, endpoints) in LIMITED.items():
+            scope = Scope(name, tuple(sorted(parse_many(config[setting]))), key)
+            self.scopes.update(dict.fromkeys(endpoints, scope))
+
+    def check(self):
+        """Count this request against its scope's limits: None, or the refusal if one is spent."""
+        scope = self.scopes.get(request.endpoint)
+        if scope is None:
+            return None
+        key = scope.key()
+        for item in scope.items:
+            if not self.limiter.hit(item, key, scope.name):
+                return self.refuse(item, key, scope.name)
+        if self.headers:
+            g.rate_limit = (scope.items[0], key, scope.name)
+        return None
+
+    def refuse(self, item: RateLimitItem, key: str, scope: str):
+        """The 429 answer, with the seconds until the spent limit's window ends."""
+        if self.headers:
+            g.rate_limit = (item, key, scope)
+        wait = max(1, math.ceil(self.reset_at(item, key, scope) - time.time()))
+        return _refusal(error_message(429)), 429, {"Retry-After": str(wait)}
+
+    def reset_at(self, item: RateLimitItem, *identifiers: str) -> int:
+        """When the limit's window ends, in whole seconds since the epoch (as Flask-Limiter)."""
+        return int(self.limiter.get_window_stats(item, *identifiers).reset_time + 1)
+
+    def add_headers(self, response):
+        """The X-RateLimit-* headers of the request's limit (with RATELIMIT_HEADERS_ENABLED)."""
+        limit = g.get("rate_limit")
+        if limit is not None:
+            item, *identifiers = limit
+            remaining = self.limiter.get_window_stats(item, *identifiers).remaining
+            reset = self.reset_at(item, *identifiers)
+            response.headers["X-RateLimit-Limit"] = str(item.amount)
+            response.headers["X-RateLimit-Remaining"] = str(remaining)
+            response.headers["X-RateLimit-Reset"] = str(reset)
+            response.headers.setdefault("Retry-After", str(max(0, int(reset - time.time()))))
+        return response
+
+
 def init_app(app: Flask) -> Limiter | None:
-    """Apply the limits to the app's views (after the pages are registered)."""
+    """Check the limited views' requests before them (after the pages are registered)."""
     config = app.config
     config.setdefault("RATELIMIT_ENABLED", not app.testing)
     config.setdefault("RATELIMIT_STORAGE_URI", "domino-memory://")
     for setting, value in DEFAULTS.items():
-        config.setdefault(setting, value)
+        config.setdefault(setting, os.environ.get(ENVIRONMENT_PREFIX + setting) or value)
     if not config["RATELIMIT_ENABLED"]:
         return None
-    limiter = Limiter(client_address)
-    limiter.init_app(app)
-    for scope, (setting, key, endpoints) in LIMITED.items():
-        shared = limiter.shared_limit(config[setting], scope=scope, key_func=key)
-        for endpoint in endpoints:
-            app.view_functions[endpoint] = shared(app.view_functions[endpoint])
-
-    @app.errorhandler(RateLimitExceeded)
-    def too_many(_error):
-        headers = {}
-        current = limiter.current_limit
-        if current is not None:
-            headers["Retry-After"] = str(max(1, math.ceil(current.reset_at - time.time())))
-        return _refusal(error_message(429)), 429, headers
-
+    limiter = Limiter(config)
+    app.extensions["limiter"] = limiter
+    app.before_request(limiter.check)  # after CSRF's check, as the decorators were
+    if limiter.headers:
+        app.after_request(limiter.add_headers)
     return limiter
 
 

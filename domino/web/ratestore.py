@@ -1,9 +1,10 @@
 """Rate-limit counters in this process's memory, expired lazily.
 
-The `limits` package's own memory storage starts a timer after every hit that, 10 ms later,
-walks every counter it holds: with thousands of players that walk costs more than the moves
-themselves. Here a counter is checked when it is read, and the stale ones are dropped in one
-pass at most once a minute. Fixed windows only (Flask-Limiter's default strategy).
+The `limits` package's own memory storage (5.x) starts a timer at a hit, unless one is
+pending, that 10 ms later walks every counter it holds: under load that is a thread and a walk
+every 10 ms, and with thousands of players the walk costs more than the moves themselves. Here
+a counter is checked when it is read, and the stale ones are dropped in one pass at most once
+a minute. Fixed windows only (the strategy limits.py uses).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def guest_seat(server, url: str):
 
 
 def reset_limits(server) -> None:
-    (limiter,) = server.app.extensions["limiter"]
+    limiter = server.app.extensions["limiter"]
     limiter.storage.reset()
 
 

@@ -29,16 +29,24 @@ graceful_timeout = 10
 # thresholds (700, 10, 10) that took ~10 s at 300 moves/s. Fewer young collections promote
 # far less. (Nearly all garbage here is freed by reference counting, not by the collector.)
 GC_THRESHOLDS = (5_000, 20, 50)
+# The store's writer commits on an OS thread of its own (domino/writer.py). Between its SQLite
+# calls it needs the GIL back from the event loop, which keeps it for up to Python's switch
+# interval (5 ms) while it renders: a batch of a few statements then took tens of ms, and every
+# room waited on it. A short interval hands the GIL over as soon as the writer asks for it.
+SWITCH_SECONDS = 0.0002
 
 
 def post_fork(server, worker):
-    """Lighter greenlets, and a garbage collector that seldom scans the long-lived heap."""
+    """Lighter greenlets, a garbage collector that seldom scans the long-lived heap, and the
+    GIL handed to the store's writer without delay."""
     import gc
+    import sys
 
     import gevent
 
     gevent.config.track_greenlet_tree = False  # each greenlet's spawning stack, for debugging
     gc.set_threshold(*GC_THRESHOLDS)
+    sys.setswitchinterval(SWITCH_SECONDS)
 
 
 def post_worker_init(worker):

@@ -134,6 +134,7 @@ class Run:
         self.lag: list[float] = []
         self.cpu = 0.0  # share of one core while playing
         self.cpu_s = 0.0  # CPU seconds while playing
+        self.client_cpu = 0.0  # this client's share of one core while playing
         self.leaks: tuple[int, int] | None = None  # (tables checked, leaks), with --leaks
         self.trace: list[tuple[float, float]] = []  # (wall clock, push latency), for --trace
         self.computer: list[float] = []  # player's move -> the computer's move pushed
@@ -333,6 +334,7 @@ async def main_async(args, server: Server, db: Path) -> dict:
         idle = rss_kb(worker)
         until = time.monotonic() + args.seconds
         play_start, cpu_start = time.monotonic(), cpu_seconds(worker)
+        client_start = time.process_time()
         probes = [run.probe_floor(http, until), run.watch_loop(until)]
         await asyncio.wait_for(
             asyncio.gather(
@@ -347,6 +349,7 @@ async def main_async(args, server: Server, db: Path) -> dict:
         gc.enable()
         run.cpu_s = cpu_seconds(worker) - cpu_start
         run.cpu = run.cpu_s / played_s
+        run.client_cpu = (time.process_time() - client_start) / played_s
         after = rss_kb(worker)
         for room in rooms + against + fours:
             run.tally.errors += sum(seat.dropped for seat in room.seats)
@@ -432,6 +435,7 @@ def report(args, run: Run, seated, setup_s, played_s, base, idle, after, lost) -
         ),
         ("worker CPU while playing", f"{run.cpu:.0%} of one core"),
         ("worker CPU per acknowledged action", f"{cpu_ms:.3f} ms"),
+        ("this load client's CPU while playing", f"{run.client_cpu:.0%} of one core"),
         *(
             [("tables checked for hidden tiles / leaks", f"{run.leaks[0]} / {run.leaks[1]}")]
             if run.leaks is not None

@@ -9,6 +9,7 @@ from flask import (
     Response,
     abort,
     current_app,
+    g,
     make_response,
     redirect,
     render_template,
@@ -239,7 +240,17 @@ def record(room_id: str):
 
 
 def seated(room_id: str):
-    """The room (None if unknown) and the seat this browser holds in it (or None)."""
+    """The room (None if unknown) and the seat this browser holds in it (or None), as the
+    request found them first (the rate limit's key and the view ask alike)."""
+    known = g.get("seated")
+    if known is not None and known[0] == room_id:
+        return known[1]
+    found = _seated(room_id)
+    g.seated = (room_id, found)
+    return found
+
+
+def _seated(room_id: str):
     if not ROOM_ID.fullmatch(room_id):
         return None, None
     found = tables().get(room_id)

@@ -86,8 +86,9 @@ class Server:
         env = dict(os.environ)
         env.update(DOMINO_DB=str(self.db), DOMINO_BOT_DELAY_MS="0", DOMINO_SECRET_KEY="faults")
         env.update(self.env)
+        own = Path(self.root) / ".venv" / "bin" / "gunicorn"  # another checkout's own venv
         cmd = [
-            str(GUNICORN),
+            str(own if own.exists() and Path(self.root) != ROOT else GUNICORN),
             "--config=gunicorn.conf.py",  # as `make serve`
             f"--bind=127.0.0.1:{self.port}",
             "--graceful-timeout=1",

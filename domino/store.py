@@ -95,7 +95,9 @@ class Store:
         conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA busy_timeout=10000")  # another process's write, e.g. a purge
+        # No busy wait inside SQLite, which would hold the event loop: the writer waits for
+        # another process's write (e.g. a purge) in steps of its own.
+        conn.execute("PRAGMA busy_timeout=0")
         return conn
 
     def _data_version(self) -> int:

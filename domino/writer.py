@@ -6,9 +6,12 @@ batch takes every job waiting, runs each in a savepoint of one transaction (a jo
 undone alone, and raises in its caller), commits, and syncs once. Only then does any caller of
 the batch get its answer, so nothing is acknowledged before it is on disk.
 
-The batch runs on one real OS thread: under gevent, a thread pool of one (the greenlets that
-wait yield to the event loop, which never waits on the disk); with plain threads, the thread of
-the caller that leads the batch. Whoever finds no batch in progress leads the next one.
+Whoever finds no batch in progress leads the next one. Its statements run in the leader's
+thread, in SQLite's memory; the commit, which writes the log and syncs it, runs on one real OS
+thread: under gevent a thread pool of one, while the greenlets that wait yield to the event
+loop, which never waits on the disk. (One SQLite call off the loop per batch: each call there
+takes the GIL back from the loop, which a batch of many calls paid for dearly.) With plain
+threads, the leader's own thread commits.
 
 `sync_delay` (seconds; the `DOMINO_SYNC_DELAY_MS` setting) adds a fixed wait after each commit,
 on the writer's thread: a slow disk, for benches and tests.
@@ -86,7 +89,7 @@ class Writer:
                 batch, self._waiting = self._waiting, []
                 self._cond.release()
                 try:
-                    self._off_loop(self._commit, batch)
+                    self._commit(batch)
                 finally:
                     for other in batch:  # only if the leader was interrupted
                         if not other.done:
@@ -106,22 +109,22 @@ class Writer:
             while self._busy or self._waiting:
                 self._cond.wait()
         if self._conn is not None:
-            self._off_loop(lambda _batch: self._conn.close(), [])
+            self._off_loop(self._conn.close)
             self._conn = None
         if self._pool is not None:
             self._pool.kill()
             self._pool = None
 
-    def _off_loop(self, function, batch: list[Pending]) -> None:
-        """Run `function(batch)` on the writer's OS thread (under gevent, the greenlet waits)."""
+    def _off_loop(self, function, *args) -> None:
+        """Run `function(*args)` on the writer's OS thread (under gevent, the greenlet waits)."""
         if not under_gevent():
-            function(batch)
+            function(*args)
             return
         if self._pool is None:
             from gevent.threadpool import ThreadPool
 
             self._pool = ThreadPool(1)
-        running = self._pool.spawn(function, batch)
+        running = self._pool.spawn(function, *args)
         try:
             running.get()
         except BaseException:
@@ -132,27 +135,40 @@ class Writer:
             raise
 
     def _commit(self, batch: list[Pending]) -> None:
-        """One transaction: each job in its savepoint, then commit (and sync) once."""
+        """One transaction: each job in its savepoint, then commit (and sync) once.
+
+        The statements run here, in memory (SQLite writes the log at the commit); the commit,
+        which writes and syncs the log, runs on the writer's thread.
+        """
         conn = self._conn = self._conn or self._connect()
         self.begun += 1
         try:
             self._note_foreign(conn)
-            conn.execute("BEGIN IMMEDIATE")
+            _begin(conn)
             for entry in batch:
                 _run(conn, entry)
-            conn.execute("COMMIT")
-        except BaseException as error:  # the commit failed: nothing of the batch is kept
-            if conn.in_transaction:
+            self._off_loop(self._sync, conn)
+        except BaseException as error:  # nothing of the batch is kept
+            if conn.in_transaction:  # interrupted before its commit
                 conn.execute("ROLLBACK")
             for entry in batch:
                 entry.result, entry.error = None, error
-        else:
-            if self.sync_delay > 0:
-                self._sleep(self.sync_delay)
         finally:
             self.ended += 1
         for entry in batch:
             entry.done = True
+
+    def _sync(self, conn: sqlite3.Connection) -> None:
+        """Commit the open transaction (or roll it back if that fails), then wait as a slow
+        disk would (on the writer's thread)."""
+        try:
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        if self.sync_delay > 0:
+            self._sleep(self.sync_delay)
 
     def _note_foreign(self, conn: sqlite3.Connection) -> None:
         """Count a commit by another connection since the last batch (this one's own commits
@@ -161,6 +177,20 @@ class Writer:
         if self._version is not None and version != self._version:
             self.foreign += 1
         self._version = version
+
+
+def _begin(conn: sqlite3.Connection, patience: float = 10.0) -> None:
+    """Open a write transaction; while another process holds the write lock, wait for it
+    without holding the event loop (the connection's own busy wait would)."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.005)  # gevent's sleep under gevent: others run meanwhile
 
 
 def _run(conn: sqlite3.Connection, entry: Pending) -> None:

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import binascii
+import functools
 from base64 import b64decode
 
 from flask import Flask, abort, current_app, render_template, request
@@ -70,9 +71,15 @@ def refuse_malformed():
 
 def content_security_policy() -> str:
     """The policy: everything from this site only, plus its own websocket; no framing."""
+    return _policy(request.host)
+
+
+@functools.lru_cache(maxsize=64)
+def _policy(host: str) -> str:
+    """The policy for a request to `host` (worked out once per host)."""
     connect = ["'self'"]
-    if request.host and host_is_sound(request.host):
-        connect += [f"ws://{request.host}", f"wss://{request.host}"]
+    if host and host_is_sound(host):
+        connect += [f"ws://{host}", f"wss://{host}"]
     directives = {
         "default-src": "'self'",
         "script-src": "'self'",

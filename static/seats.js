@@ -1,5 +1,5 @@
 /* Domino online: a player's display name at a table of three or four
-   (templates/partials/my_name.html).
+   (the name form in templates/partials/table.html).
    - A name the player saves is remembered by this browser (localStorage).
    - At a new table where this seat has no name yet, the remembered name is sent once, as soon
      as the table is live (the server refuses actions from a tab whose socket is not open).

@@ -93,7 +93,7 @@ def finished(rules: Rules, seed: int = 1) -> game.State:
 
 
 def revealed(seat: int, tiles) -> str:
-    """A revealed hand as round.html draws it."""
+    """A revealed hand as the table template draws it."""
     inner = "".join(f'<span data-tile="{tile}"></span>' for tile in tiles)
     return f'<div data-seat="{seat}"><div data-opponent-hand>{inner}</div></div>'
 

@@ -5,13 +5,21 @@ from __future__ import annotations
 import gc
 import random
 import re
+from pathlib import Path
 
+from babel.messages.pofile import read_po
+from flask import current_app
+from flask_babel import force_locale
+from flask_babel import gettext as babel_gettext
+from flask_babel import ngettext as babel_ngettext
+from flask_babel import pgettext as babel_pgettext
 from webkit import Table, friends, make_app, seat_on_turn
 
 from domino import game
 from domino.events import Play
 from domino.tableview import table_view
 from domino.web.faces import face
+from domino.web.i18n import words
 from domino.web.render import choices, links, render_table
 
 
@@ -143,3 +151,44 @@ def test_only_the_newest_play_is_marked_and_a_draw_or_pass_clears_the_mark(tmp_p
                 assert marked == [], last
         seen[last.action] += 1
     assert seen["play"] and seen["draw"] + seen["pass"]
+
+
+def _placeholders(text: str) -> dict:
+    """A value for each `%(name)s` / `%(name)d` of a message."""
+    return {
+        name: (3 if kind == "d" else "V") for name, kind in re.findall(r"%\((\w+)\)([sd])", text)
+    }
+
+
+def test_each_language_s_words_are_flask_babel_s(tmp_path):
+    """web/i18n.py looks each catalog up once per language: every message comes out as
+    Flask-Babel words it, in Python and in a template."""
+    pot = Path(__file__).resolve().parent.parent / "domino" / "translations" / "messages.pot"
+    with pot.open("rb") as file:
+        messages = [message for message in read_po(file) if message.id]
+    app = make_app(tmp_path / "domino.sqlite3")
+    with app.test_request_context("/"):
+        env = current_app.jinja_env
+        plain = env.from_string("{{ _(m, **kw) }}")
+        for lang in ("en", "nl", "pl", "fr"):
+            with force_locale(lang):
+                said = words()
+                assert said.lang == lang
+                for message in messages:
+                    if isinstance(message.id, tuple):
+                        kw = _placeholders(message.id[1])
+                        kw.pop("num", None)  # the count itself
+                        for num in (0, 1, 2, 5, 22):
+                            want = babel_ngettext(*message.id, num, **kw)
+                            assert said.ngettext(*message.id, num, **kw) == want
+                    elif message.context:
+                        want = babel_pgettext(message.context, message.id)
+                        assert said.pgettext(message.context, message.id) == want
+                    else:
+                        assert said.gettext(message.id) == babel_gettext(message.id)
+                        kw = _placeholders(message.id)
+                        assert said.gettext(message.id, **kw) == babel_gettext(message.id, **kw)
+                        theirs = plain.render(m=message.id, kw=kw)
+                        assert plain.render(m=message.id, kw=kw, **said.jinja) == theirs
+                        if not kw:  # looked up once, then kept
+                            assert plain.render(m=message.id, kw={}, **said.jinja) == theirs

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from flask import Blueprint, abort, redirect, request
 from flask_babel import Babel, get_locale, get_translations
-from jinja2 import pass_context
+from jinja2 import pass_eval_context
 from markupsafe import Markup
 
 CATALOGS = Path(__file__).resolve().parent.parent / "translations"
@@ -30,32 +32,104 @@ def chosen_language() -> str:
     return request.accept_languages.best_match(list(LANGUAGES), default="en")
 
 
-def bound_gettext() -> dict:
-    """Jinja's gettext, ngettext and pgettext bound to the current language's catalog.
+class Words:
+    """One language's catalog, bound once: Flask-Babel's gettext, ngettext and pgettext (same
+    results), and Jinja's for the templates, without looking the catalog up on every call."""
 
-    Passed to one render, they replace Flask-Babel's, which look the catalog up again on every
-    call (a table has dozens of them). They format as Jinja's "newstyle" gettext does.
+    def __init__(self, lang: str, catalog) -> None:
+        self.lang = lang
+        self.catalog = catalog
+        self.jinja = _jinja_gettext(catalog)
+
+    def gettext(self, string: str, **variables) -> str:
+        text = self.catalog.ugettext(string)
+        return text % variables if variables else text
+
+    def ngettext(self, singular: str, plural: str, num: int, **variables) -> str:
+        variables.setdefault("num", num)
+        return self.catalog.ungettext(singular, plural, num) % variables
+
+    def pgettext(self, context: str, string: str, **variables) -> str:
+        text = self.catalog.upgettext(context, string)
+        return text % variables if variables else text
+
+
+WORDS: dict = {}  # by Flask-Babel's locale (None outside a request): the catalogs never change
+_held: ContextVar[Words | None] = ContextVar("words", default=None)
+
+
+def words() -> Words:
+    """The current language's words: the table's while one renders (`speaking`), else those of
+    Flask-Babel's locale."""
+    held = _held.get()
+    if held is not None:
+        return held
+    locale = get_locale()
+    found = WORDS.get(locale)
+    if found is None:
+        found = WORDS[locale] = Words(str(locale or "en"), get_translations())
+    return found
+
+
+@contextmanager
+def speaking(held: Words):
+    """Hold `held` as the current language's words for a while (one table's render)."""
+    token = _held.set(held)
+    try:
+        yield held
+    finally:
+        _held.reset(token)
+
+
+def gettext(string: str, **variables) -> str:
+    """Flask-Babel's gettext, in the current language."""
+    return words().gettext(string, **variables)
+
+
+def ngettext(singular: str, plural: str, num: int, **variables) -> str:
+    """Flask-Babel's ngettext, in the current language."""
+    return words().ngettext(singular, plural, num, **variables)
+
+
+def pgettext(context: str, string: str, **variables) -> str:
+    """Flask-Babel's pgettext, in the current language."""
+    return words().pgettext(context, string, **variables)
+
+
+def _jinja_gettext(catalog) -> dict:
+    """Jinja's gettext, ngettext and pgettext bound to `catalog`, to pass to a render.
+
+    They replace Flask-Babel's, which look the catalog up again on every call (a table has
+    dozens of them), and format as Jinja's "newstyle" gettext does. They take the evaluation
+    context, not the context (all they need is whether to escape): called in a loop, a
+    function that takes the context gets a copy of it made for the call. A message without
+    variables is looked up and escaped once.
     """
-    catalog = get_translations()
+    plain: dict[str, Markup] = {}
 
-    def finish(context, text: str, variables: dict) -> str:
-        if context.eval_ctx.autoescape:
+    def finish(eval_ctx, text: str, variables: dict) -> str:
+        if eval_ctx.autoescape:
             text = Markup(text)
         return text % variables
 
-    @pass_context
-    def gettext(context, string: str, **variables):
-        return finish(context, catalog.ugettext(string), variables)
+    @pass_eval_context
+    def gettext(eval_ctx, string: str, **variables):
+        if variables or not eval_ctx.autoescape:
+            return finish(eval_ctx, catalog.ugettext(string), variables)
+        found = plain.get(string)
+        if found is None:
+            found = plain[string] = Markup(catalog.ugettext(string)) % {}
+        return found
 
-    @pass_context
-    def ngettext(context, singular: str, plural: str, num: int, **variables):
+    @pass_eval_context
+    def ngettext(eval_ctx, singular: str, plural: str, num: int, **variables):
         variables.setdefault("num", num)
-        return finish(context, catalog.ungettext(singular, plural, num), variables)
+        return finish(eval_ctx, catalog.ungettext(singular, plural, num), variables)
 
-    @pass_context
-    def pgettext(context, string_ctx: str, string: str, **variables):
+    @pass_eval_context
+    def pgettext(eval_ctx, string_ctx: str, string: str, **variables):
         variables.setdefault("context", string_ctx)
-        return finish(context, catalog.upgettext(string_ctx, string), variables)
+        return finish(eval_ctx, catalog.upgettext(string_ctx, string), variables)
 
     # `_` too: Jinja's own `_` looks `gettext` up in the context and calls it, every time.
     return {"_": gettext, "gettext": gettext, "ngettext": ngettext, "pgettext": pgettext}

@@ -1,15 +1,19 @@
-"""Another seat's moves in words at a table of three or four: "East drew a tile", "your
-partner passed", each sentence naming the seat as web/naming.py does.
+"""Another seat's moves in words: "East drew a tile", "your partner passed", each sentence
+naming the seat as web/naming.py does at a table of three or four; and what the live region
+says after each move (`announcement`), at any table.
 
-The two-seat table keeps its own sentences (web/story.py, web/render.py), word for word.
+The two-seat table keeps its own sentences (web/story.py, `_their_move` here), word for word.
 Each msgid is written out whole for the catalogs.
 """
 
 from __future__ import annotations
 
-from flask_babel import gettext, ngettext
-
-from .naming import Name, spoken
+from ..events import PublicMove
+from ..game import laid_at
+from ..tableview import TableView
+from .i18n import gettext, ngettext
+from .naming import Name, name_of, spoken
+from .scoring import headline, match_headline, score_line
 
 
 def drew(name: Name) -> str:
@@ -77,3 +81,67 @@ def drew_and_laid(name: Name, num: int, end: str, tile: str) -> str:
             tile=tile,
         )
     return spoken(name, text)
+
+
+def announcement(tv: TableView, speak, notice: str | None = None) -> str:
+    """What the live region says now: the other seat's last move, a drawn tile, whose turn it
+    is, the result (`speak`: faces.Speaker). Screen readers speak it when it changes."""
+    g = tv.game
+    parts = [notice] if notice else []
+    last = g.history[-1] if g.history else None
+    if last is not None and last.seat != tv.seat:
+        parts.append(_their_move(tv, speak, last))
+    elif last is not None and last.action == "draw" and g.hand and not g.over:
+        parts.append(gettext("You drew %(tile)s.", tile=speak.tile(g.hand[-1])))
+    if g.over:
+        parts.append(headline(tv) + ".")
+        if tv.match is not None:
+            parts.append(score_line(tv) + ".")
+            if tv.match.over:
+                parts.append(match_headline(tv) + ".")
+    elif g.my_turn and (last is None or last.seat != tv.seat):
+        parts.append(gettext("Your turn") + ".")
+    return " ".join(parts)
+
+
+def _their_move(tv: TableView, speak, move: PublicMove) -> str:
+    """The other seat's move, in one sentence."""
+    if tv.rules.seats > 2:
+        return _named_move(tv, speak, move)
+    computer = tv.kind == "computer"
+    if move.action == "play":
+        if move.left is None or move.right is None:
+            tile = speak.tile(move.tile)
+            if computer:
+                return gettext("The computer opened with %(tile)s.", tile=tile)
+            return gettext("Your friend opened with %(tile)s.", tile=tile)
+        tile = speak.halves(*laid_at(move.tile, move.end, (move.left, move.right)))
+        if move.end == "left":
+            if computer:
+                return gettext("The computer laid %(tile)s on the left.", tile=tile)
+            return gettext("Your friend laid %(tile)s on the left.", tile=tile)
+        if computer:
+            return gettext("The computer laid %(tile)s on the right.", tile=tile)
+        return gettext("Your friend laid %(tile)s on the right.", tile=tile)
+    if move.action == "draw":
+        held = tv.game.counts[move.seat]
+        if computer:
+            return gettext("The computer drew a tile (%(num)d in its hand).", num=held)
+        return gettext("Your friend drew a tile (%(num)d in their hand).", num=held)
+    if computer:
+        return gettext("The computer passed.")
+    return gettext("Your friend passed.")
+
+
+def _named_move(tv: TableView, speak, move: PublicMove) -> str:
+    """Another seat's move at a table of three or four, naming the seat ("East drew a tile
+    (6 in their hand).", "Your partner passed.")."""
+    name = name_of(tv, move.seat)
+    if move.action == "play":
+        if move.left is None or move.right is None:
+            return laid(name, None, speak.tile(move.tile))
+        tile = speak.halves(*laid_at(move.tile, move.end, (move.left, move.right)))
+        return laid(name, move.end, tile)
+    if move.action == "draw":
+        return drew_held(name, tv.game.counts[move.seat])
+    return passed(name)

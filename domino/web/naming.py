@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import current_app
-from flask_babel import gettext, ngettext, pgettext
 
 from ..tableview import TableView
 from . import rules_text
+from .faces import BACKS
+from .i18n import gettext, ngettext, pgettext, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +81,16 @@ def many(tv: TableView) -> bool:
     return tv.rules.seats > 2
 
 
+LEVEL_WORDS: dict[str, dict[str, str]] = {}  # by language: the words never change while we run
+
+
 def level_word(level: str | None) -> str:
     """A computer level in words ("medium")."""
-    return dict(rules_text.choices("level")).get(level or "", level or "")
+    lang = words().lang
+    known = LEVEL_WORDS.get(lang)
+    if known is None:
+        known = LEVEL_WORDS[lang] = dict(rules_text.choices("level"))
+    return known.get(level or "", level or "")
 
 
 def away_minutes() -> int:
@@ -147,3 +155,17 @@ def shown_company(tv: TableView) -> list:
     """The other seats as the table lays them out from left to right: West, North, East
     (the reverse of turn order, as seen from the South seat)."""
     return list(reversed(tv.company))
+
+
+def seat_values(tv: TableView, c, moving: bool) -> dict:
+    """What company.html shows of another seat `c`."""
+    name = name_of(tv, c.seat)
+    return {
+        "c": c,
+        "turn": moving,
+        "name": name,
+        "where": place(tv, c.seat) if name.given else None,
+        "handed": handed_note(name) if c.held and c.computer else None,
+        "level": level_word(c.computer) if c.computer else None,
+        "backs": BACKS[c.count],
+    }

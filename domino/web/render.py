@@ -1,51 +1,57 @@
-"""The one way a table is drawn: a seat's `TableView` to HTML fragments."""
+"""The one way a table is drawn: a seat's `TableView` to HTML fragments.
+
+A table is drawn for every seat on every move, so what many tables share is drawn once and
+looked up, each part kept under exactly what it is drawn from: the tiles, the line of play
+and the hand's buttons (web/faces.py); what is alike for every seat that reads the same
+language (the boneyard, the rules line, the next deal's buttons); and what stays the same
+from move to move at one seat (the score, the other seats and who plays them, the move
+list). The rest is one template (partials/table.html), given everything it would otherwise
+ask Python for again and again.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from flask import current_app, render_template, url_for
-from flask_babel import get_locale, gettext, pgettext
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from ..events import DRAW, PASS, Play, PublicMove
+from ..events import DRAW, PASS, Play
 from ..game import laid_at
 from ..tableview import TableView
-from ..tiles import Laid, Tile, pip_total
-from . import named, naming
-from .faces import face
-from .i18n import bound_gettext
-from .scoring import arithmetic, headline, match_headline, score_line, seat_name, sides, verdict
-from .story import Teller
+from ..tiles import Tile, pip_total
+from . import naming
+from .faces import BACKS, Speaker, chain, face, hand, remember, tojson
+from .i18n import Words, gettext, speaking, words
+from .named import announcement
+from .rules_text import rules_line
+from .scoring import arithmetic, headline, match_headline, score, seat_name, verdict
+from .story import Note, Teller
 
 # The live region's new text, swapped into the page's persistent `#announce` (room.html): a
 # sibling of `#table`, never inside it, so that htmx swaps it on its own.
-ANNOUNCE = Markup('\n<div id="announce" hx-swap-oob="innerHTML">{}</div>')
+ANNOUNCE = '\n<div id="announce" hx-swap-oob="innerHTML">%s</div>'
 # What the round area and the score need to word a result (web/scoring.py).
 SCORING = {
     "arithmetic": arithmetic,
     "headline": headline,
     "match_headline": match_headline,
     "seat_name": seat_name,
-    "sides": sides,
     "verdict": verdict,
 }
 # How a table of three or four names and lays out its seats (web/naming.py).
 NAMING = {
     "name_of": naming.name_of,
-    "place": naming.place,
-    "many": naming.many,
-    "level_word": naming.level_word,
-    "away_note": naming.away_note,
     "handed_note": naming.handed_note,
-    "hand_over_label": naming.hand_over_label,
     "to_play": naming.to_play,
     "waiting_note": naming.waiting_note,
     "free_seats": naming.free_seats,
-    "shown_company": naming.shown_company,
 }
-LAID_ITEM = Markup('<li class="{}" data-tile="{}"{} aria-label="{}">{}</li>')
-NEWEST = Markup(" data-last")
+# The parts render.py draws for the template.
+PILE = Markup('<div class="pile"><strong data-boneyard-count>{}</strong> {}</div>')
+SEQ_MARK = Markup("\x00seq\x00")  # where a kept part's `seq_vals` go, put in when it is used
+RULES_LINE = Markup('<p class="rules-line" data-rules="{}">{}</p>')
+RECENT = '<span class="recent" data-recent="%d" data-story="%s">%s</span>'
 
 
 @dataclass(frozen=True)
@@ -117,39 +123,93 @@ def render_table(
     options = choices(tv)
     if selected not in options or options[selected].direct:
         selected = None
-    speak = Speaker.current()
-    # The table needs none of Flask's per-render context (request, session, g): render it
-    # straight from the environment, which is a good part cheaper.
-    html = current_app.jinja_env.get_template("partials/table.html").render(
-        **bound_gettext(),
-        tv=tv,
-        g=tv.game,
-        me=tv.seat,
-        them=tv.others[0],
-        options=options,
-        selected=selected,
-        notice=notice,
-        oob=oob,
-        draw_offered=DRAW in tv.game.legal,
-        pass_offered=PASS in tv.game.legal,
-        can_draw=can(tv, DRAW),
-        can_pass=can(tv, PASS),
-        # The room's page; its actions are paths under it (pages.py), spelled out by the templates.
-        room_url=links.room,
-        invite=None if tv.guest_joined else links.invite,
-        last=_last_laid(tv),
-        story=Teller.current(speak).tell(tv),
-        totals=[pip_total(hand) for hand in tv.game.hands or ()],
+    with speaking(words()) as said:
+        speak = Speaker.current()
+        html = _render(
+            "table.html", _values(tv, links, said, speak, options, selected, notice, oob)
+        )
+        if not oob:
+            return html  # the full page holds the (empty) live region itself
+        return html + Markup(ANNOUNCE % escape(announcement(tv, speak, notice)))
+
+
+def _render(name: str, values: dict) -> Markup:
+    """partials/`name` with `values` and nothing else.
+
+    A table needs none of Flask's per-render context (request, session, g), nor the
+    environment's globals (`face` comes with `values`): a context of `values` alone spares
+    copying every global into each table's context, and shows that a part drawn from some
+    values reads nothing else.
+    """
+    env = current_app.jinja_env
+    template = env.get_template(f"partials/{name}")
+    context = template.new_context(values, shared=True)
+    try:
+        return Markup(env.concat(template.root_render_func(context)))
+    except Exception:
+        env.handle_exception()  # raises it again, its traceback pointing into the template
+
+
+PARTS: dict[tuple, Markup] = {}  # by (template, language, key)
+
+
+def _part(name: str, said: Words, key: tuple | None, values, *args) -> Markup:
+    """partials/`name` drawn from `values(*args)` alone (and the language's words), once per
+    language and `key`, which holds everything `values(*args)` is made from; a `key` of None
+    draws it afresh (a player's own name is never kept)."""
+    if key is None:
+        return _render(name, {**said.jinja, **values(*args)})
+    key = (name, said.lang, *key)
+    found = PARTS.get(key)
+    if found is None:
+        found = _render(name, {**said.jinja, **values(*args)})
+        remember(PARTS, key, found)
+    return found
+
+
+def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, oob) -> dict:
+    """What partials/table.html is given: the seat's view, and everything drawn for it."""
+    g, room_url = tv.game, links.room
+    story = Teller.current(speak).tell(tv)
+    many = tv.rules.seats > 2
+    return {
+        **said.jinja,
         **SCORING,
         **NAMING,
-        laid_item=speak.laid_item,
-        spoken_tile=speak.tile,
-        lay_label=lambda end: _lay_label(speak, tv, selected, end),
-    )
-    if not oob:
-        return Markup(html)  # the full page holds the (empty) live region itself
-    news = announcement(tv, speak, notice)
-    return Markup(html) + ANNOUNCE.format(news)
+        "tv": tv,
+        "g": g,
+        "me": tv.seat,
+        "them": tv.others[0],
+        "many": many,
+        "options": options,
+        "selected": selected,
+        "notice": notice,
+        "oob": oob,
+        "draw_offered": DRAW in g.legal,
+        "pass_offered": PASS in g.legal,
+        "can_draw": can(tv, DRAW),
+        "can_pass": can(tv, PASS),
+        # The room's page; its actions are paths under it (pages.py), spelled out by the template.
+        "room_url": room_url,
+        "invite": None if tv.guest_joined else links.invite,
+        "seq_vals": _seq_vals(tv.seq),
+        "story": story,
+        "recent": Markup("".join([_recent(note) for note in story.notes])),
+        "chain": chain(tv, said, speak),
+        "hand": hand(tv, speak, options, selected, escape(room_url)),
+        "backs": BACKS,
+        "rules_p": _rules_line(tv, said),
+        "pile": _pile(tv, said),
+        "score": score(tv, said) if tv.match else "",
+        "company": _company(tv, said) if many else "",
+        "controls": _controls(tv, said, room_url, many),
+        "next": _next(tv, said, room_url, many),
+        "mover": next((c for c in tv.company if c.seat == g.turn), None),
+        "totals": [pip_total(held) for held in g.hands or ()],
+        "spoken_tile": speak.tile,
+        "face": face,
+        "lay_label": lambda end: _lay_label(speak, tv, selected, end),
+    }
 
 
 def render_superseded(notice: str | None = None) -> str:
@@ -157,68 +217,121 @@ def render_superseded(notice: str | None = None) -> str:
     return Markup(render_template("partials/superseded.html", notice=notice))
 
 
-def _last_laid(tv: TableView) -> int | None:
-    """Index in the line of the tile laid last, if the last move was a play (a draw or a pass
-    since then leaves no tile marked: the mark says what just happened)."""
-    history = tv.game.history
-    if not history or history[-1].action != "play":
-        return None
-    return 0 if history[-1].end == "left" else len(tv.game.line) - 1
+SEQ_VALS: dict[int, Markup] = {}  # by seq
 
 
-SPEAKERS: dict[str, Speaker] = {}  # one per language: the words never change while we run
+def _seq_vals(seq: int) -> Markup:
+    """`{"seq": seq}|tojson`, the values an action button sends (the room's version)."""
+    found = SEQ_VALS.get(seq)
+    if found is None:
+        found = tojson({"seq": seq})
+        remember(SEQ_VALS, seq, found)
+    return found
 
 
-class Speaker:
-    """Tiles as words in the page's language: "three–five", "double six", "blank–four"."""
+PILES: dict[tuple, Markup] = {}  # by (language, drawn from, count)
 
-    @classmethod
-    def current(cls) -> Speaker:
-        """The speaker of the current language."""
-        lang = str(get_locale() or "en")
-        if lang not in SPEAKERS:
-            SPEAKERS[lang] = cls()
-        return SPEAKERS[lang]
 
-    def __init__(self) -> None:
-        self.names = (
-            pgettext("pips", "blank"),
-            pgettext("pips", "one"),
-            pgettext("pips", "two"),
-            pgettext("pips", "three"),
-            pgettext("pips", "four"),
-            pgettext("pips", "five"),
-            pgettext("pips", "six"),
-        )
-        self.double = gettext("double %(name)s")
-        self.pair = gettext("%(left)s–%(right)s")
-        self._items: dict[tuple[int, int, bool], Markup] = {}
+def _pile(tv: TableView, said: Words) -> Markup:
+    """The boneyard and how many tiles it holds, drawn once per language and count."""
+    key = (said.lang, tv.rules.boneyard, tv.game.boneyard_count)
+    found = PILES.get(key)
+    if found is None:
+        count = key[2]
+        if tv.rules.boneyard:
+            what = said.ngettext("tile in the boneyard", "tiles in the boneyard", count)
+        else:
+            what = said.ngettext("tile sleeping, never drawn", "tiles sleeping, never drawn", count)
+        found = PILE.format(count, Markup(what))  # the catalog's words, trusted as a template's
+        remember(PILES, key, found)
+    return found
 
-    def name(self, value: int) -> str:
-        """One half's number in words (digits beyond six)."""
-        return self.names[value] if 0 <= value < len(self.names) else str(value)
 
-    def halves(self, a: int, b: int) -> str:
-        """The spoken name of a tile showing `a` then `b` (left to right, or top to bottom)."""
-        if a == b:
-            return self.double % {"name": self.name(a)}
-        return self.pair % {"left": self.name(a), "right": self.name(b)}
+RULES_LINES: dict[tuple, Markup] = {}  # by (language, rules)
 
-    def tile(self, tile: Tile) -> str:
-        """The spoken name of a tile, low half first."""
-        return self.halves(tile.low, tile.high)
 
-    def laid_item(self, laid: Laid, last: bool) -> Markup:
-        """A tile of the line as its list item: drawn and named once per language and way."""
-        key = (laid.left, laid.right, last)
-        item = self._items.get(key)
-        if item is None:
-            classes = "laid" + (" double" if laid.is_double else "") + (" last" if last else "")
-            face_svg = face(laid.left, laid.right, vertical=laid.is_double)
-            name = self.halves(laid.left, laid.right)
-            item = LAID_ITEM.format(classes, str(laid), NEWEST if last else "", name, face_svg)
-            self._items[key] = item
-        return item
+def _rules_line(tv: TableView, said: Words) -> Markup:
+    """The room's rules in one line, with them as JSON (SPEC §7.3 `data-rules`), drawn once
+    per language and rules."""
+    key = (said.lang, tv.rules)
+    found = RULES_LINES.get(key)
+    if found is None:
+        as_json = tojson(tv.rules.to_json())
+        found = RULES_LINE.format(escape(str(as_json)), rules_line(tv.rules))
+        remember(RULES_LINES, key, found)
+    return found
+
+
+def _recent(note: Note) -> str:
+    """One other seat's latest turn, shown for a moment."""
+    return RECENT % (note.seat, escape(note.key), escape(note.text))
+
+
+COMPANY_GAP = Markup("\n    \n")
+
+
+def _company(tv: TableView, said: Words) -> Markup:
+    """Each other seat at a table of three or four (SPEC §7.3 `data-seat`), as West, North
+    and East, each drawn once for as long as it, its turn and where it sits stay the same."""
+    over, turn, parts = tv.game.over, tv.game.turn, []
+    for c in naming.shown_company(tv):
+        moving = not over and turn == c.seat
+        key = None if c.name else (tv.seat, tv.rules, tv.kind, c, moving)
+        parts += (COMPANY_GAP, _part("company.html", said, key, naming.seat_values, tv, c, moving))
+    return Markup("".join(parts))
+
+
+def _controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup | str:
+    """Who plays the other seats, when this seat may say (seat_controls.html): hand a seat
+    over while its player is away for long, or (the creator, at three or four) give a free
+    seat to the computer or set its level. Drawn once for as long as the seats stay the same."""
+    creator = many and tv.seat == 0
+    if not any(c.away_long or (creator and not c.held) for c in tv.company):
+        return ""
+    minutes = naming.away_minutes()
+    key = (room_url, tv.seat, tv.rules, tv.kind, minutes)
+    key += tuple((c.seat, c.away_long, c.held, c.computer) for c in tv.company)
+    if any(c.name for c in tv.company):
+        key = None  # a player's own name: never kept
+
+    def values() -> dict:
+        seats = []  # as West, North, East
+        for c in naming.shown_company(tv):
+            name = naming.name_of(tv, c.seat)
+            away = c.away_long
+            note = naming.away_note(name) if away else None
+            seats.append((c, name, note, naming.hand_over_label(name) if away else None))
+        return {"seats": seats, "creator": creator, "room_url": room_url}
+
+    return _part("seat_controls.html", said, key, values)
+
+
+def _next(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
+    """The next deal's question and buttons (next.html): drawn once for every seat that reads
+    the same language and has said the same, until that changes (a rematch request: for
+    each seat); the room's version goes into its buttons at each use."""
+    g = tv.game
+    kind = "round"
+    if tv.match:
+        kind = "continue" if tv.between_rounds else ("match" if tv.guest_joined else "round")
+    asks = tv.guest_joined and tv.kind == "friend" and not g.over and (not many or tv.people > 1)
+    values = {
+        "kind": kind,
+        "request": tv.request,
+        "request_kind": tv.request_kind,
+        "many": many,
+        "over": g.over,
+        "asks": asks,
+        "loses": tv.guest_joined and not g.over and not asks,
+        "rematch": g.over and tv.guest_joined and not tv.rematch,
+        "room_url": room_url,
+        "seq_vals": SEQ_MARK,  # the same part serves every move until something else changes
+    }
+    seq_vals = _seq_vals(tv.seq)
+    if tv.request and tv.request_kind == "rematch":  # rematch_request.html reads the view
+        return _part("next.html", said, None, dict, {**values, "seq_vals": seq_vals, "tv": tv})
+    kept = _part("next.html", said, tuple(values.values()), dict, values)
+    return Markup(kept.replace(SEQ_MARK, seq_vals))
 
 
 def _lay_label(speak: Speaker, tv: TableView, tile: Tile | None, end: str) -> str:
@@ -229,67 +342,3 @@ def _lay_label(speak: Speaker, tv: TableView, tile: Tile | None, end: str) -> st
     if end == "left":
         return gettext("Lay it here: %(tile)s on the left", tile=laid)
     return gettext("Lay it here: %(tile)s on the right", tile=laid)
-
-
-def announcement(tv: TableView, speak: Speaker, notice: str | None = None) -> str:
-    """What the live region says now: the other seat's last move, a drawn tile, whose turn it
-    is, the result. Screen readers speak it when it changes."""
-    g = tv.game
-    parts = [notice] if notice else []
-    last = g.history[-1] if g.history else None
-    if last is not None and last.seat != tv.seat:
-        parts.append(_their_move(tv, speak, last))
-    elif last is not None and last.action == "draw" and g.hand and not g.over:
-        parts.append(gettext("You drew %(tile)s.", tile=speak.tile(g.hand[-1])))
-    if g.over:
-        parts.append(headline(tv) + ".")
-        if tv.match is not None:
-            parts.append(score_line(tv) + ".")
-            if tv.match.over:
-                parts.append(match_headline(tv) + ".")
-    elif g.my_turn and (last is None or last.seat != tv.seat):
-        parts.append(gettext("Your turn") + ".")
-    return " ".join(parts)
-
-
-def _their_move(tv: TableView, speak: Speaker, move: PublicMove) -> str:
-    """The other seat's move, in one sentence."""
-    if tv.rules.seats > 2:
-        return _named_move(tv, speak, move)
-    computer = tv.kind == "computer"
-    if move.action == "play":
-        if move.left is None or move.right is None:
-            tile = speak.tile(move.tile)
-            if computer:
-                return gettext("The computer opened with %(tile)s.", tile=tile)
-            return gettext("Your friend opened with %(tile)s.", tile=tile)
-        tile = speak.halves(*laid_at(move.tile, move.end, (move.left, move.right)))
-        if move.end == "left":
-            if computer:
-                return gettext("The computer laid %(tile)s on the left.", tile=tile)
-            return gettext("Your friend laid %(tile)s on the left.", tile=tile)
-        if computer:
-            return gettext("The computer laid %(tile)s on the right.", tile=tile)
-        return gettext("Your friend laid %(tile)s on the right.", tile=tile)
-    if move.action == "draw":
-        held = tv.game.counts[move.seat]
-        if computer:
-            return gettext("The computer drew a tile (%(num)d in its hand).", num=held)
-        return gettext("Your friend drew a tile (%(num)d in their hand).", num=held)
-    if computer:
-        return gettext("The computer passed.")
-    return gettext("Your friend passed.")
-
-
-def _named_move(tv: TableView, speak: Speaker, move: PublicMove) -> str:
-    """Another seat's move at a table of three or four, naming the seat ("East drew a tile
-    (6 in their hand).", "Your partner passed.")."""
-    name = naming.name_of(tv, move.seat)
-    if move.action == "play":
-        if move.left is None or move.right is None:
-            return named.laid(name, None, speak.tile(move.tile))
-        tile = speak.halves(*laid_at(move.tile, move.end, (move.left, move.right)))
-        return named.laid(name, move.end, tile)
-    if move.action == "draw":
-        return named.drew_held(name, tv.game.counts[move.seat])
-    return named.passed(name)

@@ -1,16 +1,24 @@
-"""A finished round and a match in words: who won, the round's arithmetic, the running score."""
+"""A finished round and a match in words: who won, the round's arithmetic, the running score
+(and the score as the table shows it, drawn once per seat and score)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask_babel import gettext, ngettext
+from markupsafe import Markup, escape
 
 from ..tableview import TableView
 from ..tiles import pip_total
+from .faces import remember
+from .i18n import Words, gettext, ngettext
 from .naming import Name, name_of, spoken
 
 MINUS, PLUS = "−", " + "
+SCORE = (
+    '\n  <div class="score" role="group" aria-label="%s">\n    <span class="caption">%s</span>'
+    '%s\n    <span class="target">%s</span>\n  </div>'
+)
+SIDE = '\n    <span class="side%s">%s <strong data-score data-seats="%s">%d</strong></span>'
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,3 +188,27 @@ def score_line(tv: TableView) -> str:
     return gettext(
         "Score: %(scores)s, playing to %(target)d", scores=scores, target=tv.rules.target
     )
+
+
+SCORES: dict[tuple, Markup] = {}  # by (language, seat, rules, kind, scores)
+
+
+def score(tv: TableView, said: Words) -> Markup:
+    """The match's score, each side's own first (SPEC §7.3 `data-score`), drawn once per
+    seat and score (a player's own name, in a side's name, is never kept)."""
+    named = any(c.name for c in tv.company)
+    key = (said.lang, tv.seat, tv.rules, tv.kind, tv.match.scores)
+    found = None if named else SCORES.get(key)
+    if found is None:
+        goat = tv.rules.scoring == "goat"
+        # The catalog's words are trusted, as a template's are; a side's name is escaped.
+        caption = said.gettext("Penalty points") if goat else said.gettext("Match score")
+        shown = [
+            SIDE % (" mine" if side.mine else "", escape(side.name), side.seat_list, side.score)
+            for side in sides(tv)
+        ]
+        target = said.gettext("to %(num)d", num=tv.rules.target)
+        found = Markup(SCORE % (caption, caption, "".join(shown), target))
+        if not named:
+            remember(SCORES, key, found)
+    return found

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask_babel import get_locale, gettext, ngettext
 from markupsafe import Markup, escape
 
 from ..events import PublicMove
@@ -21,10 +20,12 @@ from ..game import laid_at
 from ..tableview import TableView
 from ..tiles import Laid
 from . import named
+from .faces import remember
+from .i18n import gettext, ngettext, words
 from .naming import Name, name_of
 
-ITEM = Markup('<li data-move data-seat="{}" data-action="{}"{}>{}</li>')
-TILE = Markup(' data-tile="{}"')
+ITEM = '<li data-move data-seat="%d" data-action="%s"%s>%s</li>'
+TILE = ' data-tile="%s"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,22 +135,42 @@ class Teller:
     @classmethod
     def current(cls, speak) -> Teller:
         """The teller of the current language, naming tiles with `speak` (render.Speaker)."""
-        lang = str(get_locale() or "en")
-        if lang not in TELLERS:
-            TELLERS[lang] = cls(speak)
-        return TELLERS[lang]
+        lang = words().lang
+        found = TELLERS.get(lang)
+        if found is None:
+            found = TELLERS[lang] = cls(speak)
+        return found
 
     def __init__(self, speak) -> None:
         self.speak = speak
         self._items: dict[tuple, Markup] = {}
+        # Each seat's move list as last told, by (room, seat): (history, persons, items).
+        self._told: dict[tuple[str, int], tuple] = {}
 
     def tell(self, tv: TableView) -> Story:
-        """The story of `tv`'s round so far."""
+        """The story of `tv`'s round so far: the move list told last time for this seat, if
+        this history goes on from it and names everyone the same, and the moves since."""
         history = tv.game.history
         persons = [who(tv, seat) for seat in range(tv.rules.seats)]
+        key, start, items = (tv.room, tv.seat), 0, Markup()
+        told = self._told.get(key)
+        if told is not None and told[1] == persons and history[: len(told[0])] == told[0]:
+            start, items = len(told[0]), told[2]
+        if start < len(history):
+            items += Markup("".join(self.items(persons, history[start:])))
+        if not any(isinstance(person, Name) and person.given for person in persons):
+            remember(self._told, key, (history, persons, items))  # a given name is not kept
+        notes = tuple(
+            Note(told.seat, str(told.at), self.note(persons[told.seat], told))
+            for told in sorted(recent(tv), key=lambda told: told.at)
+        )
+        return Story(items, len(history), notes)
+
+    def items(self, persons: list, moves) -> list[Markup]:
+        """The move list's items of `moves`, made by `persons` (by seat)."""
         known = self._items
         items = []
-        for move in history:
+        for move in moves:
             person = persons[move.seat]
             key = (person, move.seat, move.action)
             if move.action == "play":  # a tile lies by the value it joins (none: the opening)
@@ -164,16 +185,13 @@ class Teller:
             if item is None:
                 item = known[key] = self.item(person, step(move))
             items.append(item)
-        notes = tuple(
-            Note(told.seat, str(told.at), self.note(persons[told.seat], told))
-            for told in sorted(recent(tv), key=lambda told: told.at)
-        )
-        return Story(Markup("".join(items)), len(history), notes)
+        return items
 
     def item(self, person: str, told: Step) -> Markup:
         """A move list item for `told`, made by `person` (`you`, `computer` or `friend`)."""
-        tile = TILE.format(str(told.laid)) if told.laid is not None else ""
-        return ITEM.format(told.seat, told.action, tile, escape(self.sentence(person, told)))
+        tile = TILE % str(told.laid) if told.laid is not None else ""
+        sentence = escape(self.sentence(person, told))
+        return Markup(ITEM % (told.seat, escape(told.action), tile, sentence))
 
     def sentence(self, person: str | Name, told: Step) -> str:
         """One move in one sentence."""

@@ -80,6 +80,8 @@ def test_a_friend_round_is_committed_before_and_revealed_after(app):
         assert table.get("data-commitment") == promised
         assert table.get("data-server-seed") == secret
         assert commitment(table.get("data-server-seed")) == promised
+        shown = player.doc.one("data-fair-value", "round").text.strip()
+        assert shown == str(block["round"])  # the number the deal was shuffled with
     record = json.loads(creator.get(f"{creator.url}/record.jsonl").get_data(as_text=True))
     assert record["fairness"] == block
     dealt = fair_deal(creator.state.rules, secret, block["round"], block["client_seeds"])

@@ -51,11 +51,17 @@ def post_fork(server, worker):
 
 def post_worker_init(worker):
     """Start the computer's deciders before serving (starting one blocks the event loop for a
-    moment), and leave what the app loaded at start out of every later collection."""
+    moment), leave what the app loaded at start out of every later collection, and from then
+    on freeze the long-lived heap every half minute (domino/worker.py: keep_heap_frozen)."""
     import gc
+
+    import gevent
+
+    from domino.worker import keep_heap_frozen
 
     worker.wsgi.extensions["domino"].computer.start()
     gc.freeze()
+    gevent.spawn(keep_heap_frozen)
 
 
 def on_starting(server):

@@ -65,8 +65,9 @@ class Store:
     """One SQLite file in WAL mode with full sync; every write is committed before it returns.
 
     Reads use this connection, on the caller's thread. Writes go to the store's writer
-    (`domino.writer`): a connection of their own on one OS thread, committed in batches, one
-    sync each; a write returns (and its caller may acknowledge it) once its batch is durable.
+    (`domino.writer`), on a connection of their own, in batches whose commit and sync run on
+    one OS thread; a write returns (and its caller may acknowledge it) once its batch is
+    durable.
     `sync_delay` (seconds) slows each sync down on purpose: a slow disk, for tests and benches.
     """
 
@@ -91,7 +92,8 @@ class Store:
         self._seen = (0, 0, 0)  # the writer's (begun, ended, foreign) at the last look
 
     def _writer_connection(self) -> sqlite3.Connection:
-        """The writer's own connection (opened on its thread, used on it only)."""
+        """The writer's own connection (used by one batch at a time: its leader's statements,
+        then its commit on the writer's thread)."""
         conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")

@@ -139,7 +139,9 @@ def visible_text(html: str) -> str:
     # button's (e.g. a rules card preset's name, `value="three"`)
     shown = re.sub(r'<option\b[^>]*>|<input\b[^>]*type="(?:radio|hidden)"[^>]*>', " ", html)
     shown = re.sub(r'(<button\b[^>]*?)\svalue="[^"]*"', r"\1", shown)
-    attrs = " ".join(re.findall(r'(?:aria-label|title|value|data-copied)="([^"]*)"', shown))
+    # (whole attribute names: `data-fair-value="round"` is a hook, not a value shown)
+    found = re.findall(r'(?<![\w-])(?:aria-label|title|value|data-copied)="([^"]*)"', shown)
+    attrs = " ".join(found)
     text = re.sub(r"<script.*?</script>|<[^>]+>", " ", html, flags=re.S)
     return unescape(text + " " + attrs)
 

@@ -39,6 +39,8 @@ _LATEST = object()  # `Table.post(seq=...)` default: the seq of the newest table
 
 # --- a tiny DOM ---------------------------------------------------------------------------
 
+TABLE_SEQ = re.compile(r'data-seq="(\d+)"')
+
 
 class Node:
     """An element (or the document root) with its attributes, children and text."""
@@ -453,11 +455,17 @@ class Table:
     # -- actions
     @property
     def html(self) -> str:
-        """The newest table this browser was sent."""
-        for text in reversed(self.seen):
-            if "data-seq=" in text:
-                return text
-        raise AssertionError("this browser has seen no table")
+        """The table this browser shows: of those it was sent, the latest of the highest seq
+        (a page keeps its table over an older one that comes after it, static/table.js: a
+        reply may come after the push of the computer's answer)."""
+        shown, shown_seq = None, -1
+        for text in self.seen:
+            found = TABLE_SEQ.search(text)
+            if found is not None and int(found.group(1)) >= shown_seq:
+                shown, shown_seq = text, int(found.group(1))
+        if shown is None:
+            raise AssertionError("this browser has seen no table")
+        return shown
 
     @property
     def doc(self) -> Node:

@@ -6,11 +6,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DOMINO_DB ?= instance/domino.sqlite3
 DOMINO_BOT_DELAY_MS ?= 700
+SHARDS ?= 2
 
 CATALOGS := $(wildcard domino/translations/*/LC_MESSAGES/messages.po)
 COMPILED := $(CATALOGS:.po=.mo)
 
-.PHONY: run serve test lint fmt bench clean messages
+.PHONY: run serve cluster restore test lint fmt bench clean messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q --upgrade pip && $(VENV)/bin/pip install -q -e '.[dev]' && touch $@
@@ -36,6 +37,16 @@ serve: $(STAMP) $(COMPILED)
 	mkdir -p instance
 	DOMINO_DB="$(DOMINO_DB)" DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" \
 		$(VENV)/bin/gunicorn -c gunicorn.conf.py --bind "$(HOST):$(PORT)" "app:create_app()"
+
+# Many shards behind nginx on PORT, each replicated by Litestream, under supervisord (README,
+# "Many shards"); Ctrl-C stops them all. nginx is Debian's package: apt-get install nginx.
+cluster: $(STAMP) $(COMPILED)
+	DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" $(VENV)/bin/python -m domino.cluster run \
+		--shards "$(SHARDS)" --host "$(HOST)" --port "$(PORT)"
+
+# Bring shard SHARD's database back from its replica, its processes stopped first.
+restore: $(STAMP)
+	$(VENV)/bin/python -m domino.cluster restore "$(SHARD)"
 
 test: $(STAMP) $(COMPILED)
 	$(VENV)/bin/ruff check .

@@ -1,6 +1,7 @@
 """Domino online: the Flask application factory."""
 
 import os
+import re
 import secrets
 from pathlib import Path
 
@@ -11,6 +12,7 @@ DEFAULT_BOT_DELAY_MS = 700
 # frame, e.g. its network was lost) is seen gone, and shown "away", 2 to 4 s later.
 DEFAULT_PING_SECONDS = 2
 DEFAULT_AWAY_SECONDS = 120  # a seat away this long may be handed to the computer
+SHARD_NAME = re.compile(r"[a-z][a-z0-9]{0,15}")  # no "-": it ends the name in a room id
 
 
 def create_app(config=None):
@@ -30,9 +32,13 @@ def create_app(config=None):
         AWAY_SECONDS=float(os.environ.get("DOMINO_AWAY_SECONDS", DEFAULT_AWAY_SECONDS)),
         # Test setting: a fixed wait after each commit of the store's writer (a slow disk).
         SYNC_DELAY_MS=float(os.environ.get("DOMINO_SYNC_DELAY_MS", "0")),
+        # One shard of several (README, "Many shards"): its room ids start with "<SHARD>-".
+        SHARD=os.environ.get("DOMINO_SHARD", ""),
     )
     if config:
         app.config.update(config)
+    if app.config["SHARD"] and not SHARD_NAME.fullmatch(app.config["SHARD"]):
+        raise ValueError(f"a shard's name is a-z then up to 15 of a-z, 0-9: {app.config['SHARD']!r}")
     if not app.config["SECRET_KEY"]:
         app.config["SECRET_KEY"] = _persistent_secret_key(instance / "secret_key")
 

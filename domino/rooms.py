@@ -56,9 +56,11 @@ def new_secret() -> str:
     return secrets.token_urlsafe(32)
 
 
-def new_room_id() -> str:
-    """A room id: 128 random bits."""
-    return secrets.token_urlsafe(16)
+def new_room_id(shard: str = "") -> str:
+    """A room id: 128 random bits, after `<shard>-` when the process is one shard of several,
+    so that a router sends the room home by its id alone (README, "Many shards")."""
+    token = secrets.token_urlsafe(16)
+    return f"{shard}-{token}" if shard else token
 
 
 class Rooms:
@@ -69,9 +71,10 @@ class Rooms:
     key. (`_guard` only keeps a late fold from replacing a newer cached room.)
     """
 
-    def __init__(self, store: Store, rng=None) -> None:
+    def __init__(self, store: Store, rng=None, shard: str = "") -> None:
         self.store = store
         self.rng = rng or secrets.SystemRandom()
+        self.shard = shard  # the name this process's room ids start with ("": one process)
         self._cache: dict[str, Room] = {}
         self._guard = threading.Lock()
 
@@ -111,7 +114,7 @@ class Rooms:
         every other seat, at `level`) and the first deal, of the seed the home page committed
         to (`first`; a nonce used before commits afresh and drops the creator's seed) and
         the creator's; returns the creator's secret."""
-        room_id, secret = new_room_id(), new_secret()
+        room_id, secret = new_room_id(self.shard), new_secret()
         events = [rules_event(rules), ("seat", {"seat": 0, "hash": secret_hash(secret)})]
         if counter:
             events.append(("options", {"counter": True}))

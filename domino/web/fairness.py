@@ -4,6 +4,10 @@ The page shows the commitment to a server seed derived from a fresh nonce, in a 
 the creation form sends the token back with the browser's client seed. The seed is
 HMAC(key, nonce) with a key derived from SECRET_KEY, so the server keeps nothing per page, and
 the store spends each nonce once (a reused or stale token commits afresh and drops the seed).
+
+A shard (README, "Many shards") spends only its own nonces, so each nonce names the shard that
+made it: a token made by another shard also commits afresh, or one nonce (one server seed) could
+start a room on every shard. The page's creation forms post to its own shard (`?shard=`).
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ SALT = "domino-fair"
 
 def home_commitment() -> tuple[str, str]:
     """A fresh signed token for a home page, and the commitment it stands for."""
-    nonce = secrets.token_hex(16)
+    shard = current_app.config["SHARD"]
+    nonce = f"{shard}-{secrets.token_hex(16)}" if shard else secrets.token_hex(16)
     return _serializer().dumps(nonce), commitment(_server_seed(nonce))
 
 
@@ -36,13 +41,19 @@ def first_deal(form) -> FirstDeal | None:
         nonce = _serializer().loads(form.get("fair", ""), max_age=NONCE_SECONDS)
     except BadData:
         return None
-    if not isinstance(nonce, str):
+    if not isinstance(nonce, str) or not _made_here(nonce):
         return None
     seed = _server_seed(nonce)
     client = form.get("client_seed") or None
     if client is not None and form.get("commitment") != commitment(seed):
         client = None
     return FirstDeal(seed, nonce, client)
+
+
+def _made_here(nonce: str) -> bool:
+    """Whether this process made `nonce` (a shard's start with its name, others have no "-")."""
+    maker = nonce.split("-", 1)[0] if "-" in nonce else ""
+    return maker == current_app.config["SHARD"]
 
 
 def _serializer() -> URLSafeTimedSerializer:

@@ -1,0 +1,139 @@
+"""Many shards behind nginx, each with its own database replicated by Litestream.
+
+A shard is the one-process server (`make serve`) with a name: its room ids start with
+`<name>-`, so nginx sends each room home by its path alone, and anything without a room (the
+home page, creation, help) goes to the least busy shard. Nothing is shared between shards but
+the secret key. `Cluster` says where everything lives; `domino.cluster.files` writes the
+configurations from it (nginx, Litestream, supervisord) and `python -m domino.cluster` runs them.
+This package is tooling around the app: the rules core and the web layer never import it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: app.py, static/, .venv
+NAME = re.compile(r"[a-z][a-z0-9]{0,15}")  # as app.SHARD_NAME: no "-", which ends it in an id
+SYNC_INTERVAL = "1s"  # Litestream's: how often a shard's new moves reach its replica
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One shard: its name and the address it listens on; `local` if this machine runs it."""
+
+    name: str
+    host: str
+    port: int
+    local: bool = True
+
+    def __post_init__(self) -> None:
+        if not NAME.fullmatch(self.name):
+            raise ValueError(f"a shard's name is a-z then up to 15 of a-z, 0-9: {self.name!r}")
+        if not 0 < self.port < 65536:
+            raise ValueError(f"shard {self.name}: no such port {self.port}")
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def upstream(self) -> str:
+        """The name of nginx's server group that holds this shard alone."""
+        return f"shard_{self.name}"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Where a cluster's parts listen and keep their files.
+
+    `state` holds the generated configurations, logs and nginx's scratch files; `data` each
+    local shard's database; `replicas` each one's Litestream replica, a folder here, unless
+    `replica_url` names a place for them all (e.g. `s3://bucket/domino`: README). `trusted`
+    are the addresses (or CIDR blocks) whose X-Forwarded-For nginx believes, e.g. a load
+    balancer in front of it; with none, the client is whoever connects to nginx.
+    """
+
+    shards: tuple[Shard, ...]
+    listen: str = "127.0.0.1:8000"
+    router: bool = True
+    state: Path = ROOT / "instance" / "cluster"
+    data: Path = ROOT / "instance" / "shards"
+    replicas: Path = ROOT / "instance" / "replicas"
+    replica_url: str = ""
+    root: Path = ROOT
+    trusted: tuple[str, ...] = ()
+    sync_interval: str = SYNC_INTERVAL
+    env: dict[str, str] = field(default_factory=dict)  # more settings for every local shard
+
+    def __post_init__(self) -> None:
+        names = [shard.name for shard in self.shards]
+        if not names:
+            raise ValueError("a cluster needs at least one shard")
+        if len(set(names)) != len(names):
+            raise ValueError(f"two shards share a name: {names}")
+
+    @property
+    def local(self) -> tuple[Shard, ...]:
+        return tuple(shard for shard in self.shards if shard.local)
+
+    def shard(self, name: str) -> Shard:
+        for shard in self.shards:
+            if shard.name == name:
+                return shard
+        raise ValueError(f"no shard named {name!r} (there are {[s.name for s in self.shards]})")
+
+    def db(self, shard: Shard) -> Path:
+        return self.data / f"{shard.name}.sqlite3"
+
+    def replica(self, shard: Shard) -> Path:
+        """The shard's replica folder (when no `replica_url` is set)."""
+        return self.replicas / shard.name
+
+    def replica_at(self, shard: Shard) -> str:
+        """Where the shard's replica lives, as Litestream's URL."""
+        if self.replica_url:
+            return f"{self.replica_url.rstrip('/')}/{shard.name}"
+        return self.replica(shard).as_uri()
+
+    def litestream_config(self, shard: Shard) -> Path:
+        return self.state / f"litestream-{shard.name}.yml"
+
+    @property
+    def nginx_config(self) -> Path:
+        return self.state / "nginx.conf"
+
+    @property
+    def supervisor_config(self) -> Path:
+        return self.state / "supervisord.conf"
+
+    @property
+    def pages(self) -> Path:
+        """nginx's own pages: "temporarily unavailable", one per language."""
+        return self.state / "pages"
+
+
+def local_cluster(count: int, port: int = 8000, host: str = "127.0.0.1", **options) -> Cluster:
+    """`count` shards on this machine, s1 to sN, on the ports after nginx's `port`."""
+    if count < 1:
+        raise ValueError(f"SHARDS must be 1 or more, not {count}")
+    shards = tuple(Shard(f"s{i}", "127.0.0.1", port + i) for i in range(1, count + 1))
+    return Cluster(shards, listen=f"{host}:{port}", **options)
+
+
+def tool(name: str) -> str:
+    """A program installed beside this Python (gunicorn, litestream, supervisord), else on
+    PATH, else in /usr/sbin (Debian's nginx, off a plain user's PATH); else just its name."""
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name) or shutil.which(name, path="/usr/sbin")
+    return found or name
+
+
+def running_as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0

@@ -1,0 +1,160 @@
+"""`python -m domino.cluster`: run shards behind nginx, or bring a shard back from its replica.
+
+    run      write the configurations, then run every process under supervisord (Ctrl-C stops all)
+    write    only write them (to read them, or to run them another way)
+    restore  bring one shard's database back from its Litestream replica
+
+`make cluster SHARDS=N` runs `run`; `make restore SHARD=s1` runs `restore` (README, "Many shards").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from . import Cluster, Shard, local_cluster, tool
+from .files import programs, write, write_litestream
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m domino.cluster", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in ("run", "write"):
+        command = commands.add_parser(name)
+        command.add_argument("--shards", type=int, default=2, help="shards on this machine")
+        command.add_argument("--first", type=int, default=1, help="the first one's number (sK)")
+        command.add_argument("--host", default="127.0.0.1", help="where nginx listens")
+        command.add_argument("--port", type=int, default=8000, help="nginx's port; shard K's is +K")
+        command.add_argument("--shard-host", default="127.0.0.1", help="where the shards listen")
+        command.add_argument(
+            "--remote",
+            action="append",
+            default=[],
+            metavar="NAME=HOST:PORT",
+            help="a shard another machine runs, for nginx to route to (repeatable)",
+        )
+        command.add_argument("--no-router", dest="router", action="store_false")
+        _replica_option(command)
+        command.add_argument(
+            "--trust",
+            action="append",
+            default=[],
+            metavar="CIDR",
+            help="a proxy in front of nginx whose X-Forwarded-For it believes (repeatable)",
+        )
+    restore = commands.add_parser("restore")
+    restore.add_argument("shard", help="the shard's name, e.g. s1")
+    restore.add_argument(
+        "--force", action="store_true", help="move the shard's present database files aside first"
+    )
+    _replica_option(restore)
+    return parser.parse_args(argv)
+
+
+def _replica_option(command) -> None:
+    command.add_argument(
+        "--replica",
+        default=os.environ.get("DOMINO_REPLICA_URL", ""),
+        metavar="URL",
+        help="where replicas live, one folder per shard (e.g. s3://bucket/domino); "
+        "default: instance/replicas",
+    )
+
+
+def cluster_of(args) -> Cluster:
+    """The cluster the command line describes."""
+    local = local_cluster(args.shards + args.first - 1, args.port)
+    shards = [
+        Shard(shard.name, args.shard_host, shard.port) for shard in local.shards[args.first - 1 :]
+    ]
+    for spec in args.remote:
+        name, _, address = spec.partition("=")
+        host, _, port = address.rpartition(":")
+        if not (name and host and port.isdigit()):
+            raise ValueError(f"--remote takes NAME=HOST:PORT, not {spec!r}")
+        shards.append(Shard(name, host, int(port), local=False))
+    return Cluster(
+        tuple(shards),
+        f"{args.host}:{args.port}",
+        router=args.router,
+        trusted=tuple(args.trust),
+        replica_url=args.replica,
+    )
+
+
+def prepare(cluster: Cluster) -> None:
+    """Write everything, and create each local shard's database (Litestream starts first)."""
+    from ..store import Store
+    from .pages import unavailable_pages
+
+    missing = [name for name in _needed(cluster) if shutil.which(tool(name)) is None]
+    if missing:
+        raise SystemExit(
+            f"not installed: {', '.join(missing)}. nginx is Debian's package "
+            "(`apt-get install nginx`); the rest come with `make` (pyproject.toml)."
+        )
+    write(cluster, unavailable_pages() if cluster.router else {})
+    for shard in cluster.local:
+        Store(cluster.db(shard)).close()  # its tables, before Litestream looks at it
+    if cluster.router:
+        check = [tool("nginx"), "-t", "-q", "-p", str(cluster.state / "nginx")]
+        subprocess.run([*check, "-c", str(cluster.nginx_config), "-e", "stderr"], check=True)
+
+
+def _needed(cluster: Cluster) -> list[str]:
+    return sorted({program.argv[0].rsplit("/", 1)[-1] for program in programs(cluster)})
+
+
+def restore(cluster: Cluster, name: str, force: bool) -> int:
+    """Restore shard `name`'s database from its replica; its processes must be stopped."""
+    shard = cluster.shard(name)
+    db = cluster.db(shard)
+    present = [path for path in _files_of(db) if path.exists()]
+    if present and not force:
+        print(
+            f"{name}: {', '.join(map(str, present))} still there. Stop the shard and its "
+            "replication, then move them away (or pass --force to have them moved aside).",
+            file=sys.stderr,
+        )
+        return 2
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for path in present:
+        os.replace(path, path.with_name(f"{path.name}.before-restore-{stamp}"))
+    write_litestream(cluster, shard)
+    config = str(cluster.litestream_config(shard))
+    command = [tool("litestream"), "restore", "-config", config, "-o", str(db), str(db)]
+    return subprocess.run(command, check=False).returncode
+
+
+def _files_of(db):
+    """A database's files: itself, its log and index, and Litestream's local state."""
+    names = [db.name, f"{db.name}-wal", f"{db.name}-shm", f".{db.name}-litestream"]
+    return [db.with_name(name) for name in names]
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.command == "restore":
+        try:  # only the shard's name and folders count here, not where it listens
+            cluster = Cluster((Shard(args.shard, "127.0.0.1", 1),), replica_url=args.replica)
+        except ValueError as error:
+            raise SystemExit(str(error)) from None
+        return restore(cluster, args.shard, args.force)
+    try:
+        cluster = cluster_of(args)
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
+    prepare(cluster)
+    if args.command == "write":
+        print(f"written: {cluster.state}")
+        return 0
+    conf = str(cluster.supervisor_config)
+    os.execv(tool("supervisord"), [tool("supervisord"), "-c", conf])  # Ctrl-C stops them all
+
+
+if __name__ == "__main__":
+    sys.exit(main())

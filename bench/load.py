@@ -76,18 +76,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from faults import Server, free_port, stored
 from loadclient import Browser, Tally, choose
+from shards import SATURATION_LIMITS
 
 PUSH_WAIT = 10.0  # seconds a push may take before it counts as missed
 SETUP_AT_ONCE = 32
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 # At saturation every seat acts as fast as it can: each limit is still checked on every
-# request, set far above what the run can reach.
-SATURATION_LIMITS = {
-    "RATELIMIT_ACT": "1000000 per minute",
-    "RATELIMIT_CREATE": "1000000 per minute",
-    "RATELIMIT_JOIN": "1000000 per minute",
-}
+# request, set far above what the run can reach (shards.SATURATION_LIMITS).
 
 
 class Room:

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from domino.cluster import Cluster, Shard, tool  # noqa: E402
+from domino.cluster import Cluster, Shard, folders, tool  # noqa: E402
 from domino.cluster.__main__ import prepare  # noqa: E402
 from domino.cluster.files import Program, programs  # noqa: E402
 
@@ -62,10 +62,8 @@ def cluster_in(folder: Path, count: int, env: dict | None = None, **options) -> 
     return Cluster(
         shards,
         listen=f"127.0.0.1:{port}",
-        state=folder / "cluster",
-        data=folder / "shards",
-        replicas=folder / "replicas",
         env=settings,
+        **folders(folder),
         **options,
     )
 

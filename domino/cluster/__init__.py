@@ -117,6 +117,15 @@ class Cluster:
         return self.state / "pages"
 
 
+def folders(instance: Path) -> dict[str, Path]:
+    """A cluster's folders under one `instance` folder (the app's: instance/)."""
+    return {
+        "state": instance / "cluster",
+        "data": instance / "shards",
+        "replicas": instance / "replicas",
+    }
+
+
 def local_cluster(count: int, port: int = 8000, host: str = "127.0.0.1", **options) -> Cluster:
     """`count` shards on this machine, s1 to sN, on the ports after nginx's `port`."""
     if count < 1:

@@ -15,8 +15,9 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-from . import Cluster, Shard, local_cluster, tool
+from . import ROOT, Cluster, Shard, folders, local_cluster, tool
 from .files import programs, write, write_litestream
 
 
@@ -57,6 +58,12 @@ def parse_args(argv=None):
 
 def _replica_option(command) -> None:
     command.add_argument(
+        "--instance",
+        type=Path,
+        default=ROOT / "instance",
+        help="the folder of the cluster's files, databases and replicas (default: instance/)",
+    )
+    command.add_argument(
         "--replica",
         default=os.environ.get("DOMINO_REPLICA_URL", ""),
         metavar="URL",
@@ -83,6 +90,7 @@ def cluster_of(args) -> Cluster:
         router=args.router,
         trusted=tuple(args.trust),
         replica_url=args.replica,
+        **folders(args.instance.resolve()),
     )
 
 
@@ -127,7 +135,13 @@ def restore(cluster: Cluster, name: str, force: bool) -> int:
     write_litestream(cluster, shard)
     config = str(cluster.litestream_config(shard))
     command = [tool("litestream"), "restore", "-config", config, "-o", str(db), str(db)]
-    return subprocess.run(command, check=False).returncode
+    code = subprocess.run(command, check=False).returncode
+    where = cluster.replica_at(shard)
+    if code == 0:
+        print(f"{name}: restored {db} from {where}; start its replication and the shard again.")
+    else:
+        print(f"{name}: nothing restored from {where} (Litestream said why, above).", file=sys.stderr)
+    return code
 
 
 def _files_of(db):
@@ -140,7 +154,9 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.command == "restore":
         try:  # only the shard's name and folders count here, not where it listens
-            cluster = Cluster((Shard(args.shard, "127.0.0.1", 1),), replica_url=args.replica)
+            shard = Shard(args.shard, "127.0.0.1", 1)
+            places = folders(args.instance.resolve())
+            cluster = Cluster((shard,), replica_url=args.replica, **places)
         except ValueError as error:
             raise SystemExit(str(error)) from None
         return restore(cluster, args.shard, args.force)

@@ -140,7 +140,7 @@ def restore(cluster: Cluster, name: str, force: bool) -> int:
     if code == 0:
         print(f"{name}: restored {db} from {where}; start its replication and the shard again.")
     else:
-        print(f"{name}: nothing restored from {where} (Litestream said why, above).", file=sys.stderr)
+        print(f"{name}: nothing restored from {where} (Litestream said why).", file=sys.stderr)
     return code
 
 

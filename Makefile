@@ -7,6 +7,7 @@ PORT ?= 8000
 DOMINO_DB ?= instance/domino.sqlite3
 DOMINO_BOT_DELAY_MS ?= 700
 SHARDS ?= 2
+REPLICA ?=
 
 CATALOGS := $(wildcard domino/translations/*/LC_MESSAGES/messages.po)
 COMPILED := $(CATALOGS:.po=.mo)
@@ -42,11 +43,11 @@ serve: $(STAMP) $(COMPILED)
 # "Many shards"); Ctrl-C stops them all. nginx is Debian's package: apt-get install nginx.
 cluster: $(STAMP) $(COMPILED)
 	DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" $(VENV)/bin/python -m domino.cluster run \
-		--shards "$(SHARDS)" --host "$(HOST)" --port "$(PORT)"
+		--shards "$(SHARDS)" --host "$(HOST)" --port "$(PORT)" --replica "$(REPLICA)"
 
 # Bring shard SHARD's database back from its replica, its processes stopped first.
 restore: $(STAMP)
-	$(VENV)/bin/python -m domino.cluster restore "$(SHARD)"
+	$(VENV)/bin/python -m domino.cluster restore "$(SHARD)" --replica "$(REPLICA)"
 
 test: $(STAMP) $(COMPILED)
 	$(VENV)/bin/ruff check .

@@ -23,6 +23,11 @@ BUTTON = re.compile(r"<button\b([^>]*)>")
 ATTR = re.compile(r"""([\w:-]+)(?:="([^"]*)"|='([^']*)')?""")
 HX_HEADERS = re.compile(r"hx-headers='([^']*)'")
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
+# Where the home page's creation form posts ("Play with a friend", and "Play the computer"'s
+# formaction): with shards, to the one that drew the page (`/rooms?shard=s1`); an older
+# checkout's page (bench/compare.py) may say neither: then the plain paths.
+CREATE_ACTION = re.compile(r'<form method="post" action="([^"]+)"')
+COMPUTER_ACTION = re.compile(r'formaction="([^"]*/computer[^"]*)"')
 MOVES = ("draw", "pass")
 PUSH_FIRST = 10.0  # seconds a new socket may take to send its first table
 
@@ -151,7 +156,8 @@ class Browser:
             form["level"] = computer
         if preset is not None:
             form["preset"] = preset
-        path = "/rooms" if computer is None else "/computer"
+        found = (CREATE_ACTION if computer is None else COMPUTER_ACTION).search(home)
+        path = html.unescape(found[1]) if found else "/rooms" if computer is None else "/computer"
         status, _text, headers = await self.request("POST", path, data=form)
         assert status == 303, f"creating a room: {status}"
         self.room = headers["Location"].rsplit("/", 1)[-1]

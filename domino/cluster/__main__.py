@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import ROOT, Cluster, Shard, folders, local_cluster, tool
+from . import ROOT, Cluster, Shard, folders, tool
 from .files import programs, write, write_litestream
 
 
@@ -74,10 +74,10 @@ def _replica_option(command) -> None:
 
 def cluster_of(args) -> Cluster:
     """The cluster the command line describes."""
-    local = local_cluster(args.shards + args.first - 1, args.port)
-    shards = [
-        Shard(shard.name, args.shard_host, shard.port) for shard in local.shards[args.first - 1 :]
-    ]
+    if args.shards < 0 or args.first < 1:
+        raise ValueError("--shards is 0 or more (0: only --remote ones), --first 1 or more")
+    numbers = range(args.first, args.first + args.shards)
+    shards = [Shard(f"s{k}", args.shard_host, args.port + k) for k in numbers]
     for spec in args.remote:
         name, _, address = spec.partition("=")
         host, _, port = address.rpartition(":")

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/load.py [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
                                    [--computer N] [--level hard] [--four N]
-                                   [--sync-delay-ms N] [--app-dir DIR]
+                                   [--sync-delay-ms N] [--app-dir DIR] [--cluster N]
 
 Starts the server as `make serve` does (gunicorn.conf.py: one gevent worker) on a free loopback
 port and a temporary database, configured as behind one reverse proxy (DOMINO_PROXIES=1) with
@@ -29,6 +29,14 @@ bench/shim/slowdisk.py instead. Then, as browsers would:
    event must be there. With --leaks, every table each seat received (pages, replies, pushed
    frames) is also checked, against the round as it stood at that table's seq, for tiles that
    seat may not see (bench/leaks.py's rule); a leak counts as an error.
+
+With --cluster N the same load goes through nginx in front of N shards, each with its
+Litestream replication, as `make cluster` runs them (bench/loadcluster.py): nginx believes the
+client's X-Forwarded-For, so each browser still counts under the limits on its own. The worker
+figures are then the shards' workers' together (RSS, cpu_ms_per_action), the stored log is
+every shard's, and the JSON line adds "shards", "per_shard" (by name: its "rooms", "moves",
+its worker's "cpu_pct" of one core and "cpu_ms_per_action" for its rooms' actions),
+"nginx_cpu_pct" (its workers), "litestream_cpu_pct" (all shards') and "client_cpu_pct".
 
 With --computer N, N computer rooms (at --level) are seated beside the friend rooms, one
 browser each, its player thinking as a friend room's seats do. The computer decides in the
@@ -74,8 +82,18 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from faults import Server, free_port, stored
+from faults import Server, free_port
 from loadclient import Browser, Tally, choose
+from loadcluster import (
+    Target,
+    cluster_env,
+    cpu_seconds,
+    one_server,
+    rss_kb,
+    shard_report,
+    sharded,
+    worker_pid,
+)
 from shards import SATURATION_LIMITS
 
 PUSH_WAIT = 10.0  # seconds a push may take before it counts as missed
@@ -98,23 +116,8 @@ class Room:
         return max(seat.seq for seat in self.seats)
 
 
-def worker_pid(master: int) -> int:
-    """The gunicorn worker of a master process."""
-    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    return int(children[0])
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the process has used."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
+# bench/abuse.py, honest.py and socket_attacks.py take these from here.
+__all__ = ["Run", "cpu_seconds", "quantile", "raise_open_files", "rss_kb", "worker_pid"]
 
 
 class Run:
@@ -128,6 +131,7 @@ class Run:
         self.acknowledged: set[tuple[str, int]] = set()
         self.floor: list[float] = []
         self.lag: list[float] = []
+        self.workers = "worker"  # whose CPU and RSS the table gives: "shards' workers"
         self.cpu = 0.0  # share of one core while playing
         self.cpu_s = 0.0  # CPU seconds while playing
         self.client_cpu = 0.0  # this client's share of one core while playing
@@ -285,9 +289,10 @@ class Run:
             self.lag.append(time.perf_counter() - start - 0.1)
 
 
-async def main_async(args, server: Server, db: Path) -> dict:
-    run = Run(args, server.url)
-    worker = worker_pid(server.proc.pid)
+async def main_async(args, target: Target) -> dict:
+    run = Run(args, target.url)
+    if target.sharded:
+        run.workers = f"{len(target.workers)} shards' workers"
     http = aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=128),
         cookie_jar=aiohttp.DummyCookieJar(),
@@ -307,7 +312,7 @@ async def main_async(args, server: Server, db: Path) -> dict:
             for seat in room.seats:
                 await seat.close()
         await asyncio.sleep(1)
-        base = rss_kb(worker)
+        base = target.rss_kb()
         started = time.monotonic()
         rooms = await asyncio.gather(
             *(run.seat_room(http, sockets, gate) for _ in range(args.rooms))
@@ -327,9 +332,9 @@ async def main_async(args, server: Server, db: Path) -> dict:
         gc.collect()
         gc.disable()
         await asyncio.sleep(2)
-        idle = rss_kb(worker)
+        idle = target.rss_kb()
         until = time.monotonic() + args.seconds
-        play_start, cpu_start = time.monotonic(), cpu_seconds(worker)
+        play_start, cpu_start = time.monotonic(), target.cpu()
         client_start = time.process_time()
         probes = [run.probe_floor(http, until), run.watch_loop(until)]
         await asyncio.wait_for(
@@ -343,10 +348,11 @@ async def main_async(args, server: Server, db: Path) -> dict:
         )
         played_s = time.monotonic() - play_start
         gc.enable()
-        run.cpu_s = cpu_seconds(worker) - cpu_start
+        used = {name: seconds - cpu_start[name] for name, seconds in target.cpu().items()}
+        run.cpu_s = sum(used[name] for name in target.workers)
         run.cpu = run.cpu_s / played_s
         run.client_cpu = (time.process_time() - client_start) / played_s
-        after = rss_kb(worker)
+        after = target.rss_kb()
         for room in rooms + against + fours:
             run.tally.errors += sum(seat.dropped for seat in room.seats)
     finally:
@@ -355,18 +361,18 @@ async def main_async(args, server: Server, db: Path) -> dict:
     if args.trace:
         with open(args.trace, "w") as out:
             out.writelines(f"{when:.4f} {took * 1000:.2f}\n" for when, took in run.trace)
-    if args.leaks:
-        from leakcheck import check_kept  # the leak scanner's rule, on what each seat kept
-
-        run.leaks = check_kept(db, rooms + against + fours)
+    if args.leaks:  # the leak scanner's rule, on what each seat kept
+        run.leaks = target.leaks(rooms + against + fours)
         run.tally.errors += run.leaks[1]
-    lost = run.acknowledged - set(stored(db))
+    lost = target.lost(run.acknowledged)
     seated = (len(rooms), len(fours))
-    result = report(args, run, seated, setup_s, played_s, base, idle, after, len(lost))
+    result = report(args, run, seated, setup_s, played_s, base, idle, after, lost)
     if args.computer:
         result.update(computer_report(run, len(against)))
     if args.four:
         result.update(four_report(run, len(fours)))
+    if target.sharded:
+        result.update(shard_report(target, used, played_s, run, rooms + against + fours))
     return result
 
 
@@ -429,8 +435,8 @@ def report(args, run: Run, seated, setup_s, played_s, base, idle, after, lost) -
             "client loop lag p50 / p99 / max",
             f"{ms(run.lag, 0.5)} / {ms(run.lag, 0.99)} / {ms(run.lag, 1.0)} ms",
         ),
-        ("worker CPU while playing", f"{run.cpu:.0%} of one core"),
-        ("worker CPU per acknowledged action", f"{cpu_ms:.3f} ms"),
+        (f"{run.workers} CPU while playing", f"{run.cpu:.0%} of one core"),
+        (f"{run.workers} CPU per acknowledged action", f"{cpu_ms:.3f} ms"),
         ("this load client's CPU while playing", f"{run.client_cpu:.0%} of one core"),
         *(
             [("tables checked for hidden tiles / leaks", f"{run.leaks[0]} / {run.leaks[1]}")]
@@ -438,7 +444,7 @@ def report(args, run: Run, seated, setup_s, played_s, base, idle, after, lost) -
             else []
         ),
         ("errors / lost", f"{t.errors} / {lost}"),
-        ("worker RSS base / idle / after play", f"{base} / {idle} / {after} KB"),
+        (f"{run.workers} RSS base / idle / after play", f"{base} / {idle} / {after} KB"),
         ("RSS per idle room / per room after play", f"{per_idle:.1f} / {per_room:.1f} KB"),
     ]
     width = max(len(name) for name, _ in rows)
@@ -498,6 +504,13 @@ def parse_args(argv=None):
     parser.add_argument(
         "--computer", type=int, default=0, help="computer rooms to seat beside the friend rooms"
     )
+    parser.add_argument(
+        "--cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="load N shards behind nginx (with their Litestream), not the one server",
+    )
     parser.add_argument("--level", default="hard", choices=("easy", "medium", "hard"))
     parser.add_argument(
         "--four", type=int, default=0, help="four-seat (pairs) rooms to seat beside the others"
@@ -507,7 +520,11 @@ def parse_args(argv=None):
         parser.error("--rooms and --seconds must be positive, --think is low,high")
     if args.four < 0 or args.computer < 0 or args.sync_delay_ms < 0:
         parser.error("--four, --computer and --sync-delay-ms cannot be negative")
+    if args.cluster < 0:
+        parser.error("--cluster takes a number of shards")
     args.app_dir = args.app_dir.resolve()
+    if args.cluster and (args.unlimited or args.app_dir != ROOT):
+        parser.error("--cluster runs this checkout's shards, with their rate limits")
     if not (args.app_dir / "gunicorn.conf.py").is_file():
         parser.error(f"--app-dir {args.app_dir} holds no gunicorn.conf.py")
     return args
@@ -537,13 +554,12 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     raise_open_files(4 * args.rooms + 2 * args.computer + 8 * args.four + 2000)
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "load.sqlite3"
-        server = server_for(args, db)
-        server.start()
-        try:
-            result = asyncio.run(main_async(args, server, db))
-        finally:
-            server.kill()
+        if args.cluster:
+            served = sharded(args.cluster, Path(tmp), cluster_env(args))
+        else:
+            served = one_server(server_for(args, Path(tmp) / "load.sqlite3"))
+        with served as target:
+            result = asyncio.run(main_async(args, target))
     print(json.dumps(result))
     return 0 if result["errors"] == 0 and result["lost"] == 0 else 1
 

@@ -16,7 +16,7 @@ from domino.cluster.__main__ import cluster_of, main, parse_args
 from domino.cluster.files import write
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from shards import nginx_missing  # noqa: E402
+from shards import nginx_missing
 
 PAGES = {"en": "<p>back soon</p>", "fr": "<p>bientôt</p>"}
 REMOTE = Shard("s3", "10.0.0.5", 9000, local=False)
@@ -203,12 +203,21 @@ def test_a_remote_shard_needs_a_name_a_host_and_a_port(spec, capsys):
         main(["write", "--remote", spec])  # refused before anything is written
 
 
-@pytest.mark.parametrize("spec", ["S3=h:80", "s-3=h:80", "s1=h:80", "s3=h:0", "s3=h:70000"])
-def test_a_remote_shard_with_a_bad_name_or_port_is_refused(spec):
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("S3=h:80", "a shard's name is a-z"),
+        ("s-3=h:80", "a shard's name is a-z"),
+        ("s1=h:80", "two shards share a name"),  # --shards 1 is s1 already
+        ("s3=h:0", "no such port"),
+        ("s3=h:70000", "no such port"),
+    ],
+)
+def test_a_remote_shard_with_a_bad_name_or_port_is_refused(spec, message):
     args = parse_args(["write", "--shards", "1", "--remote", spec])
-    with pytest.raises(ValueError, match="name|port|share"):
+    with pytest.raises(ValueError, match=message):
         cluster_of(args)
-    with pytest.raises(SystemExit, match="name|port|share"):
+    with pytest.raises(SystemExit, match=message):
         main(["write", "--shards", "1", "--remote", spec])
 
 

@@ -69,6 +69,8 @@ class Cluster:
     trusted: tuple[str, ...] = ()
     sync_interval: str = SYNC_INTERVAL
     env: dict[str, str] = field(default_factory=dict)  # more settings for every local shard
+    # nginx's worker processes: one beside local shards (they need the cores), else "auto".
+    nginx_workers: str = ""
 
     def __post_init__(self) -> None:
         names = [shard.name for shard in self.shards]
@@ -76,6 +78,11 @@ class Cluster:
             raise ValueError("a cluster needs at least one shard")
         if len(set(names)) != len(names):
             raise ValueError(f"two shards share a name: {names}")
+
+    @property
+    def workers(self) -> str:
+        """How many worker processes nginx runs."""
+        return self.nginx_workers or ("1" if self.local else "auto")
 
     @property
     def local(self) -> tuple[Shard, ...]:

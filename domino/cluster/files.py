@@ -91,11 +91,11 @@ def programs(cluster: Cluster) -> list[Program]:
     return found
 
 
-def nginx_conf(cluster: Cluster, workers: int | str = 1) -> str:
+def nginx_conf(cluster: Cluster) -> str:
     """nginx's configuration: rooms to their shards, the rest to the least busy one."""
     return _templates.get_template("nginx.conf").render(
         as_root=running_as_root(),
-        workers=workers,
+        workers=cluster.workers,
         state=cluster.state,
         root=cluster.root,
         pages=cluster.pages,

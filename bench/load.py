@@ -61,7 +61,8 @@ acknowledged, and actions_per_s their rate. Prints a table, then one JSON line:
     {"rooms", "moves", "errors", "lost", "p50_ms", "p99_ms", "floor_p50_ms", "cost_ratio",
      "rss_per_room_kb", "actions_per_s", "cpu_ms_per_action"}, and with --computer:
      "computer_rooms", "computer_moves", "computer_p50_ms", "computer_p99_ms"; with --four:
-     "four_rooms", "four_moves", "four_pushes", "four_p50_ms", "four_p99_ms"
+     "four_rooms", "four_moves", "four_pushes", "four_p50_ms", "four_p99_ms"; with --cluster:
+     "shards", "per_shard", "nginx_cpu_pct", "litestream_cpu_pct", "client_cpu_pct"
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -11,6 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from shards import nginx_missing  # noqa: E402
+
 KEYS = [
     "rooms",
     "moves",
@@ -23,6 +27,13 @@ KEYS = [
     "rss_per_room_kb",
     "actions_per_s",
     "cpu_ms_per_action",
+]
+CLUSTER_KEYS = [
+    "shards",
+    "per_shard",
+    "nginx_cpu_pct",
+    "litestream_cpu_pct",
+    "client_cpu_pct",
 ]
 COMPUTER_KEYS = ["computer_rooms", "computer_moves", "computer_p50_ms", "computer_p99_ms"]
 
@@ -117,3 +128,37 @@ def test_four_seat_rooms_beside_two_seat_rooms_push_every_move_to_every_seat_and
         r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
     )
     assert int(found.group(2)) == 0 and int(found.group(1)) >= 4 * result["four_moves"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(nginx_missing(), reason="nginx is not installed (apt-get install nginx)")
+def test_through_nginx_two_shards_share_the_rooms_lose_nothing_and_count_each_browser_apart():
+    command = [sys.executable, "bench/load.py", "--cluster", "2", "--rooms", "6"]
+    command += ["--seconds", "4", "--think", "0.02,0.1", "--leaks"]
+    # Each browser creates or joins one room: two a minute per address refuses none of them
+    # only if the shards see each browser's own address (nginx believes the client's
+    # X-Forwarded-For), not nginx's one address for all 16 rooms (10 to warm up, then 6).
+    env = {**os.environ, "DOMINO_RATELIMIT_CREATE": "2 per minute"}
+    env["DOMINO_RATELIMIT_JOIN"] = "2 per minute"
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    lines = done.stdout.strip().splitlines()
+    assert lines, done.stderr
+    result = json.loads(lines[-1])
+    assert list(result) == [*KEYS, *CLUSTER_KEYS]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert result["rooms"] == 6 and result["errors"] == 0 and result["lost"] == 0
+    assert result["shards"] == 2 and set(result["per_shard"]) == {"s1", "s2"}
+    for name, shard in result["per_shard"].items():
+        assert shard["rooms"] > 0 and shard["moves"] > 0, (name, shard)
+        assert shard["cpu_pct"] > 0 and shard["cpu_ms_per_action"] > 0, (name, shard)
+    assert sum(shard["rooms"] for shard in result["per_shard"].values()) == 6
+    assert sum(shard["moves"] for shard in result["per_shard"].values()) == result["moves"]
+    assert result["nginx_cpu_pct"] > 0 and result["litestream_cpu_pct"] >= 0
+    assert result["client_cpu_pct"] > 0 and result["actions_per_s"] > 0
+    # Every table each seat received through nginx showed it only its own tiles, each room
+    # checked against its own shard's log.
+    found = re.search(
+        r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
+    )
+    checked, leaks = int(found.group(1)), int(found.group(2))
+    assert leaks == 0 and checked >= 2 * result["moves"]

@@ -152,8 +152,8 @@ class Seat:
             self.tab, self.csrf = headers["X-Tab"], headers["X-CSRFToken"]
         return status
 
-    def connect(self) -> None:
-        """Open the seat's socket and read the whole table it starts with."""
+    def connect(self) -> str:
+        """Open the seat's socket and read the whole table it starts with; that table."""
         self.close()
         url = self.server.url.replace("http://", "ws://", 1)
         url += f"/r/{self.room}/ws?tab={urllib.parse.quote(self.tab)}"
@@ -167,6 +167,7 @@ class Seat:
             raise ServerDown(str(error)) from error
         if 'id="table"' not in first:
             raise AssertionError(f"the socket did not start with the table: {first[:200]}")
+        return first
 
     def close(self) -> None:
         if self.ws is not None:
@@ -185,10 +186,17 @@ def csrf_field(page: str) -> str:
 
 
 def new_room(server: Server) -> list[Seat]:
-    """A friend room with both seats taken."""
+    """A friend room with both seats taken, created as the home page's form does: posted
+    where the form says (behind nginx, `/rooms?shard=` the shard that drew the page) with
+    the page's fair-deal token."""
     host, guest = Seat(server), Seat(server)
     _s, home, _u = host.request("/")
-    status, _page, url = host.request("/rooms", {"csrf_token": csrf_field(home)})
+    action = html.unescape(re.search(r'action="(/rooms[^"]*)"', home)[1])
+    fields = {
+        "csrf_token": csrf_field(home),
+        "fair": re.search(r'name="fair" value="([^"]*)"', home)[1],
+    }
+    status, _page, url = host.request(action, fields)
     assert status == 200, status
     host.room = guest.room = url.rsplit("/", 1)[-1]
     _s, invite, _u = guest.request(f"/r/{guest.room}")

@@ -78,7 +78,11 @@ class Processes:
         self.url = f"http://{cluster.listen}"
 
     def __enter__(self) -> Processes:
-        self.start_all()
+        try:
+            self.start_all()
+        except BaseException:
+            self.stop_all()  # those that did start
+            raise
         return self
 
     def __exit__(self, *_exc) -> None:

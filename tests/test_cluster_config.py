@@ -11,13 +11,16 @@ from pathlib import Path
 import pytest
 from supervisor.datatypes import dict_of_key_value_pairs
 
-from domino.cluster import Cluster, Shard, tool
+from domino.cluster import Cluster, Shard, folders, tool
 from domino.cluster.__main__ import cluster_of, main, parse_args
 from domino.cluster.files import write
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from shards import nginx_missing
 
+needs_nginx = pytest.mark.skipif(
+    nginx_missing(), reason="nginx is not installed (apt-get install nginx)"
+)
 PAGES = {"en": "<p>back soon</p>", "fr": "<p>bientôt</p>"}
 REMOTE = Shard("s3", "10.0.0.5", 9000, local=False)
 
@@ -27,9 +30,7 @@ def cluster_at(folder: Path, **options) -> Cluster:
     shards = (Shard("s1", "127.0.0.1", 8101), Shard("s2", "127.0.0.1", 8102), REMOTE)
     settings = {
         "listen": "127.0.0.1:8100",
-        "state": folder / "cluster",
-        "data": folder / "shards",
-        "replicas": folder / "replicas",
+        **folders(folder),
         "env": {"DOMINO_SECRET_KEY": "shared"},
         **options,
     }
@@ -37,6 +38,7 @@ def cluster_at(folder: Path, **options) -> Cluster:
 
 
 def written(folder: Path, **options) -> Cluster:
+    """That cluster, its files written (`python -m domino.cluster write`)."""
     cluster = cluster_at(folder, **options)
     write(cluster, PAGES)
     return cluster
@@ -53,14 +55,31 @@ def programs_of(cluster: Cluster) -> dict[str, configparser.SectionProxy]:
 # --- nginx ----------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(nginx_missing(), reason="nginx is not installed (apt-get install nginx)")
-@pytest.mark.parametrize("trusted", [(), ("10.1.0.0/16", "192.0.2.7")])
-def test_nginx_accepts_the_written_configuration(tmp_path, trusted):
-    cluster = written(tmp_path, trusted=trusted)
+def nginx_accepts(cluster: Cluster) -> None:
+    """nginx's own check of the written configuration passes (`nginx -t`)."""
     check = [tool("nginx"), "-t", "-q", "-p", str(cluster.state / "nginx")]
     check += ["-c", str(cluster.nginx_config), "-e", "stderr"]
     result = subprocess.run(check, capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
+
+
+@needs_nginx
+@pytest.mark.parametrize("trusted", [(), ("10.1.0.0/16", "192.0.2.7")])
+def test_nginx_accepts_the_written_configuration(tmp_path, trusted):
+    nginx_accepts(written(tmp_path, trusted=trusted))
+
+
+@needs_nginx
+def test_a_router_of_remote_shards_alone_runs_nginx_alone(tmp_path):
+    args = parse_args(["write", "--shards", "0", "--remote", "s1=10.0.0.5:9001"])
+    args.instance = tmp_path
+    cluster = cluster_of(args)
+    assert cluster.local == ()
+    write(cluster, PAGES)
+    nginx_accepts(cluster)
+    assert sorted(programs_of(cluster)) == ["nginx"]
+    assert "worker_processes auto;" in cluster.nginx_config.read_text()  # the cores are its own
+    assert not list(cluster.state.glob("litestream-*.yml"))
 
 
 def test_every_shard_has_its_rooms_and_its_creation_forms(tmp_path):
@@ -77,6 +96,7 @@ def test_every_shard_has_its_rooms_and_its_creation_forms(tmp_path):
     ]
     assert conf.count("proxy_pass http://$creation;") == 2  # /rooms and /computer
     assert f"listen {cluster.listen};" in conf
+    assert "worker_processes 1;" in conf  # the other cores are the shards'
     for code, page in PAGES.items():
         assert (cluster.pages / f"unavailable.{code}.html").read_text() == page
 
@@ -175,7 +195,7 @@ def test_replication_starts_before_its_shard_and_nginx_last(tmp_path):
 # --- the command line -------------------------------------------------------------------------
 
 
-def test_the_command_line_names_local_and_remote_shards():
+def test_the_command_line_names_local_and_remote_shards(tmp_path):
     args = parse_args(["write", "--shards", "2", "--first", "3", "--port", "9000"])
     args.remote = ["s9=10.0.0.9:7001", "db=[::1]:7002"]
     cluster = cluster_of(args)
@@ -186,10 +206,30 @@ def test_the_command_line_names_local_and_remote_shards():
         ("db", "[::1]:7002", False),
     ]
     assert cluster.listen == "127.0.0.1:9000"
-    trusted = parse_args(["run", "--trust", "10.0.0.0/8", "--replica", "s3://b/d", "--no-router"])
-    cluster = cluster_of(trusted)
+    options = ["--trust", "10.0.0.0/8", "--replica", "s3://b/d", "--no-router"]
+    cluster = cluster_of(parse_args(["run", *options, "--instance", str(tmp_path)]))
     assert cluster.trusted == ("10.0.0.0/8",)
     assert cluster.replica_url == "s3://b/d" and not cluster.router
+    assert (cluster.state, cluster.data, cluster.replicas) == (
+        tmp_path / "cluster",
+        tmp_path / "shards",
+        tmp_path / "replicas",
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--shards", "-1"], "--shards is 0 or more"),
+        (["--first", "0"], "--first 1 or more"),
+        (["--shards", "0"], "at least one shard"),  # and no --remote
+    ],
+)
+def test_the_command_line_needs_a_shard_to_route_to(options, message):
+    with pytest.raises(ValueError, match=message):
+        cluster_of(parse_args(["write", *options]))
+    with pytest.raises(SystemExit, match=message):
+        main(["write", *options])
 
 
 @pytest.mark.parametrize(

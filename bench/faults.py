@@ -205,6 +205,26 @@ def new_room(server: Server) -> list[Seat]:
     return [host, guest]
 
 
+def next_action(room, seats: list[Seat], choose=None) -> tuple[Seat, str, dict, str]:
+    """What comes next at a table as its seats send it: (seat, action, fields with the
+    room's seq, the event it stores). A move is `choose`n among the legal ones (the first
+    by default); once a round is over, the first seat asks for a new one and another seat
+    agrees (in a computer room, the computer asks or agrees by itself)."""
+    state = room.round
+    if state.over:
+        if room.request is None:
+            return seats[0], "new-round", {"seq": room.seq}, "ask"
+        other = next(seat for k, seat in enumerate(seats) if k != room.request)
+        return other, "accept-new-round", {"seq": room.seq}, "deal"
+    legal = game.legal_actions(state, state.turn)
+    move = choose(legal) if choose else legal[0]
+    if isinstance(move, Play):
+        action, fields = "play", {"tile": str(move.tile), "end": move.end}
+    else:
+        action, fields = {DRAW: "draw", PASS: "pass"}[move], {}
+    return seats[state.turn], action, {**fields, "seq": room.seq}, action
+
+
 def stored(db: Path) -> dict[tuple[str, int], str]:
     """Every stored event, read straight from the SQLite file: (room, seq) -> type."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -270,23 +290,9 @@ class Run:
                 seat.connect()
 
     def step(self, seats: list[Seat]) -> None:
-        """One action in a room: the next legal move, or a new round once one ends."""
+        """One action in a room: a legal move drawn at random, or a new round once one ends."""
         room = position(self.db, seats[0].room)
-        state = room.round
-        if state.over:
-            if room.request is None:
-                seat, action, fields, kind = seats[0], "new-round", {}, "ask"
-            else:
-                seat, action, fields, kind = seats[1 - room.request], "accept-new-round", {}, "deal"
-        else:
-            move = self.rng.choice(game.legal_actions(state, state.turn))
-            seat = seats[state.turn]
-            if isinstance(move, Play):
-                action, fields = "play", {"tile": str(move.tile), "end": move.end}
-            else:
-                action, fields = {DRAW: "draw", PASS: "pass"}[move], {}
-            kind = action
-        fields["seq"] = room.seq
+        seat, action, fields, kind = next_action(room, seats, self.rng.choice)
         try:
             status = seat.post(action, fields)
         except ServerDown:

@@ -27,11 +27,10 @@ from webkit import TABLE_SEQ, parse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+import faults  # noqa: E402
 from faults import Seat, ServerDown, csrf_field, new_room, position, stored  # noqa: E402
 from shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
 
-from domino.events import DRAW, PASS, Play  # noqa: E402
-from domino.game import legal_actions  # noqa: E402
 from domino.record import from_record, move_to_dict  # noqa: E402
 from domino.web.i18n import CATALOGS  # noqa: E402
 
@@ -169,21 +168,9 @@ def settled(room: Room):
 
 
 def next_action(room: Room):
-    """What comes next at the table: (seat, action, fields with the seq). A move is the
-    first legal one; once the round is over, the first seat asks for a new one and the other
-    agrees (the computer agrees by itself)."""
-    now = settled(room)
-    state = now.round
-    if state.over:
-        if now.request is None:
-            return room.seats[0], "new-round", {"seq": now.seq}
-        return room.seats[1 - now.request], "accept-new-round", {"seq": now.seq}
-    move = legal_actions(state, state.turn)[0]
-    if isinstance(move, Play):
-        action, fields = "play", {"tile": str(move.tile), "end": move.end}
-    else:
-        action, fields = {DRAW: "draw", PASS: "pass"}[move], {}
-    return room.seats[state.turn], action, {**fields, "seq": now.seq}
+    """What comes next at the table, once the computer has answered: (seat, action, fields
+    with the seq); a move is the first legal one (faults.next_action)."""
+    return faults.next_action(settled(room), room.seats)[:3]
 
 
 def step(room: Room, acked: dict) -> None:

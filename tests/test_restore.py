@@ -21,14 +21,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from domino import game
 from domino.cluster import Cluster, tool
-from domino.events import DRAW, PASS, Play
 from domino.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from faults import Seat, new_room, position, stored  # noqa: E402
+from faults import Seat, new_room, next_action, position, stored  # noqa: E402
 from shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
 
 ENV = {**HIGH_LIMITS, "DOMINO_PING_SECONDS": "60"}
@@ -67,27 +65,10 @@ def restore(instance: Path, *options: str) -> subprocess.CompletedProcess:
     )
 
 
-def move(db: Path, seats: list[Seat], rng: random.Random) -> tuple[Seat, str, dict, str]:
-    """The room's next legal action as its seats send it: who, where, what, and its event."""
-    room = position(db, seats[0].room)
-    state = room.round
-    if state.over:  # deal again, both players agreeing
-        if room.request is None:
-            return seats[0], "new-round", {"seq": room.seq}, "ask"
-        return seats[1 - room.request], "accept-new-round", {"seq": room.seq}, "deal"
-    action = rng.choice(game.legal_actions(state, state.turn))
-    fields = {"seq": room.seq}
-    if isinstance(action, Play):
-        name, fields = "play", {**fields, "tile": str(action.tile), "end": action.end}
-    else:
-        name = {DRAW: "draw", PASS: "pass"}[action]
-    return seats[state.turn], name, fields, name
-
-
 def play(db: Path, seats: list[Seat], rng: random.Random, acked: dict) -> None:
     """One move in the room, which must be acknowledged; `acked` records it: (room, seq)."""
     seq = position(db, seats[0].room).seq
-    seat, action, fields, kind = move(db, seats, rng)
+    seat, action, fields, kind = next_action(position(db, seats[0].room), seats, rng.choice)
     assert seat.post(action, fields) == 200, f"{action} in {seat.room} was not acknowledged"
     acked[(seat.room, seq + 1)] = kind
 

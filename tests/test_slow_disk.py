@@ -19,10 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from faults import Server, free_port, new_room, position  # noqa: E402
-
-from domino.events import DRAW, PASS, Play  # noqa: E402
-from domino.game import legal_actions  # noqa: E402
+from faults import Server, free_port, new_room, next_action, position  # noqa: E402
 
 SYNC = 1.5  # seconds every sync of the writer takes
 
@@ -41,13 +38,7 @@ def slow(tmp_path_factory):
 
 def move_of(server: Server, seats) -> tuple:
     """The seat to move in a room, and a legal action of its: (seat, action, fields)."""
-    room = position(server.db, seats[0].room)
-    move = legal_actions(room.round, room.round.turn)[0]
-    if isinstance(move, Play):
-        action, fields = "play", {"tile": str(move.tile), "end": move.end}
-    else:
-        action, fields = {DRAW: "draw", PASS: "pass"}[move], {}
-    return seats[room.round.turn], action, {**fields, "seq": room.seq}
+    return next_action(position(server.db, seats[0].room), seats)[:3]
 
 
 def test_other_rooms_are_served_while_a_sync_is_slow(slow):

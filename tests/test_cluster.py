@@ -11,6 +11,7 @@ Sockets are read only while a test waits on them, so the shards ping every 60 s 
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import time
 import urllib.error
@@ -38,6 +39,7 @@ pytestmark = pytest.mark.slow
 
 WAIT = 10.0  # seconds for a push, or for the computer's answer
 NOT_A_HANG = 5.0  # seconds within which nginx answers for a shard that is down
+SLOW_CUT = 10.0  # nginx's client_header_timeout and client_body_timeout (its template)
 SHARDS = ("s1", "s2")
 KILLED, ALIVE = SHARDS
 MOVES = ("play", "draw", "pass")
@@ -313,3 +315,27 @@ def test_a_killed_shard_is_said_unavailable_and_comes_back_with_every_acknowledg
         step(room, acked)  # play resumes where it stopped
     for room in rooms[ALIVE]:
         step(room, acked)
+
+
+def test_slow_and_oversized_requests_are_nginxs_to_hold(cluster):
+    """A client dripping its headers or its body is cut off by nginx after 10 s, and the
+    shard never sees a body before it is whole (a POST to /healthz, which a shard would
+    refuse at once, gets no answer); a body over 64 KB is refused before any shard sees it."""
+    host, port = cluster.cluster.listen.split(":")
+    headers = socket.create_connection((host, int(port)))
+    headers.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n")
+    body = socket.create_connection((host, int(port)))
+    body.sendall(b"POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nab")
+    big = socket.create_connection((host, int(port)))
+    big.sendall(b"POST /rooms HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n")
+    big.settimeout(NOT_A_HANG)
+    assert big.recv(100).startswith(b"HTTP/1.1 413 "), "an oversized body was not refused"
+    start = time.monotonic()
+    for held in (headers, body):
+        held.settimeout(SLOW_CUT + NOT_A_HANG)
+        answer = held.recv(1000)
+        assert answer == b"" or answer.startswith(b"HTTP/1.1 408 "), answer[:60]
+    took = time.monotonic() - start
+    assert SLOW_CUT - 1 < took < SLOW_CUT + NOT_A_HANG, f"cut after {took:.1f} s"
+    for held in (headers, body, big):
+        held.close()

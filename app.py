@@ -37,8 +37,9 @@ def create_app(config=None):
     )
     if config:
         app.config.update(config)
-    if app.config["SHARD"] and not SHARD_NAME.fullmatch(app.config["SHARD"]):
-        raise ValueError(f"a shard's name is a-z then up to 15 of a-z, 0-9: {app.config['SHARD']!r}")
+    shard = app.config["SHARD"]
+    if shard and not SHARD_NAME.fullmatch(shard):
+        raise ValueError(f"a shard's name is a-z then up to 15 of a-z, 0-9: {shard!r}")
     if not app.config["SECRET_KEY"]:
         app.config["SECRET_KEY"] = _persistent_secret_key(instance / "secret_key")
 

@@ -1,7 +1,6 @@
 """Domino online: the Flask application factory."""
 
 import os
-import re
 import secrets
 from pathlib import Path
 
@@ -12,7 +11,6 @@ DEFAULT_BOT_DELAY_MS = 700
 # frame, e.g. its network was lost) is seen gone, and shown "away", 2 to 4 s later.
 DEFAULT_PING_SECONDS = 2
 DEFAULT_AWAY_SECONDS = 120  # a seat away this long may be handed to the computer
-SHARD_NAME = re.compile(r"[a-z][a-z0-9]{0,15}")  # no "-": it ends the name in a room id
 
 
 def create_app(config=None):
@@ -37,6 +35,8 @@ def create_app(config=None):
     )
     if config:
         app.config.update(config)
+    from domino.rooms import SHARD_NAME
+
     shard = app.config["SHARD"]
     if shard and not SHARD_NAME.fullmatch(shard):
         raise ValueError(f"a shard's name is a-z then up to 15 of a-z, 0-9: {shard!r}")

@@ -7,6 +7,7 @@ per room, and the `(room, seq)` key is the backstop.
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from dataclasses import dataclass
@@ -54,6 +55,9 @@ class FirstDeal:
 def new_secret() -> str:
     """A seat secret: 256 random bits."""
     return secrets.token_urlsafe(32)
+
+
+SHARD_NAME = re.compile(r"[a-z][a-z0-9]{0,15}")  # a shard's; no "-": it ends the name in an id
 
 
 def new_room_id(shard: str = "") -> str:

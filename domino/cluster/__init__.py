@@ -11,14 +11,14 @@ This package is tooling around the app: the rules core and the web layer never i
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..rooms import SHARD_NAME
+
 ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: app.py, static/, .venv
-NAME = re.compile(r"[a-z][a-z0-9]{0,15}")  # as app.SHARD_NAME: no "-", which ends it in an id
 SYNC_INTERVAL = "1s"  # Litestream's: how often a shard's new moves reach its replica
 
 
@@ -32,7 +32,7 @@ class Shard:
     local: bool = True
 
     def __post_init__(self) -> None:
-        if not NAME.fullmatch(self.name):
+        if not SHARD_NAME.fullmatch(self.name):
             raise ValueError(f"a shard's name is a-z then up to 15 of a-z, 0-9: {self.name!r}")
         if not 0 < self.port < 65536:
             raise ValueError(f"shard {self.name}: no such port {self.port}")

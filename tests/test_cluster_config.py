@@ -283,3 +283,15 @@ def test_a_shard_name_may_be_sixteen_characters_and_a_cluster_needs_distinct_one
         Cluster((Shard("s1", "127.0.0.1", 8001), Shard("s1", "127.0.0.1", 8002)))
     with pytest.raises(ValueError, match="at least one"):
         Cluster(())
+
+
+@pytest.mark.parametrize("folder", ["my games", "100%", "a$b", 'a"b', "a;b", "a#b"])
+def test_folders_that_nginx_supervisord_or_litestream_would_misread_are_refused(tmp_path, folder):
+    with pytest.raises(ValueError, match="may not hold spaces"):
+        Cluster((Shard("s1", "127.0.0.1", 8001),), **folders(tmp_path / folder))
+
+
+def test_a_shard_setting_that_supervisord_would_misread_is_refused():
+    for value in ("100%", 'say "hi"'):
+        with pytest.raises(ValueError, match="DOMINO_X: a shard's setting may not hold"):
+            Cluster((Shard("s1", "127.0.0.1", 8001),), env={"DOMINO_X": value})

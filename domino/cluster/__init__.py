@@ -11,6 +11,7 @@ This package is tooling around the app: the rules core and the web layer never i
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from ..rooms import SHARD_NAME
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: app.py, static/, .venv
 SYNC_INTERVAL = "1s"  # Litestream's: how often a shard's new moves reach its replica
+# nginx, supervisord and Litestream read the folders' paths raw: none of these in them.
+UNSAFE = re.compile(r"""[\s%$"'\\;{}#]""")
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,13 @@ class Cluster:
             raise ValueError("a cluster needs at least one shard")
         if len(set(names)) != len(names):
             raise ValueError(f"two shards share a name: {names}")
+        for folder in (self.root, self.state, self.data, self.replicas):
+            if UNSAFE.search(str(folder)):
+                shown = "spaces or any of % $ \" ' \\ ; { } #"
+                raise ValueError(f"{folder}: a cluster's folders may not hold {shown}")
+        for key, value in self.env.items():
+            if "%" in value or '"' in value:
+                raise ValueError(f"{key}: a shard's setting may not hold % or \" (supervisord)")
 
     @property
     def workers(self) -> str:

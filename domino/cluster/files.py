@@ -38,7 +38,7 @@ class Program:
 
     @property
     def environment(self) -> str:
-        """The settings as supervisord's `environment=` line."""
+        """The settings as supervisord's `environment=` line (each value quoted)."""
         return ",".join(f'{key}="{value}"' for key, value in sorted(self.env.items()))
 
 

@@ -281,6 +281,12 @@ def test_a_killed_shard_is_said_unavailable_and_comes_back_with_every_acknowledg
                 step(room, acked)
         late = new_room(cluster)  # and new tables are made there
         assert late[0].room.startswith(f"{ALIVE}-"), late[0].room
+        orphan = Seat(cluster)  # a page the killed shard drew before it went down
+        _status, home, _url = orphan.request("/")
+        status, _page, url = orphan.request(
+            f"/rooms?shard={KILLED}", {"csrf_token": csrf_field(home)}
+        )
+        assert status == 200 and f"/r/{ALIVE}-" in url, (status, url)  # made on the other
 
         polish = fetch(seat, {"Accept-Language": "pl"})
         french = fetch(seat, {"Accept-Language": "pl"}, cookies="lang=fr")  # the cookie wins
@@ -288,6 +294,8 @@ def test_a_killed_shard_is_said_unavailable_and_comes_back_with_every_acknowledg
             assert status == 503, (code, status)
             assert seconds < NOT_A_HANG, f"{seconds:.1f} s for the unavailable page"
             assert headers["Retry-After"] == "5"
+            assert headers["Refresh"] == f"5; url=/r/{seat.room}"  # the room's page again
+            assert headers["HX-Reswap"] == "none"  # htmx leaves the table as it is
             shown = parse(page).one("data-unavailable").text
             assert shown == unavailable_title(code) != "Temporarily unavailable", shown
 

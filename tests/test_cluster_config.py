@@ -112,6 +112,17 @@ def test_only_trusted_proxies_may_name_the_client(tmp_path):
     assert "real_ip_header X-Forwarded-For;" in behind and "real_ip_recursive on;" in behind
 
 
+def test_only_trusted_proxies_may_say_the_client_came_over_https(tmp_path):
+    plain = written(tmp_path / "plain").nginx_config.read_text()
+    assert "proxy_set_header X-Forwarded-Proto $scheme;" in plain
+    assert "$http_x_forwarded_proto" not in plain
+
+    behind = written(tmp_path / "behind", trusted=("10.1.0.0/16",)).nginx_config.read_text()
+    assert "proxy_set_header X-Forwarded-Proto $client_scheme;" in behind
+    assert "geo $realip_remote_addr $via_trusted" in behind and "10.1.0.0/16 1;" in behind
+    assert '"1:https" https;' in behind  # only a trusted peer's "https" counts
+
+
 def test_without_a_router_no_nginx_is_written_or_run(tmp_path):
     cluster = written(tmp_path, router=False)
     assert not cluster.nginx_config.exists()

@@ -12,6 +12,8 @@ from ..web.i18n import LANGUAGES
 from ..worker import MAX_CONNECTIONS_PER_ADDRESS
 from . import Cluster, Shard, running_as_root, tool
 
+SHARD_CONNECTIONS = 12_000  # what one shard's worker takes (gunicorn.conf.py)
+
 _templates = Environment(
     loader=PackageLoader("domino.cluster", "templates"),
     undefined=StrictUndefined,
@@ -104,6 +106,8 @@ def nginx_conf(cluster: Cluster) -> str:
         trusted=cluster.trusted,
         languages=tuple(LANGUAGES),
         per_address=MAX_CONNECTIONS_PER_ADDRESS,
+        per_shard=SHARD_CONNECTIONS,
+        connections=max(16384, 2 * SHARD_CONNECTIONS * len(cluster.shards)),
     )
 
 

@@ -43,11 +43,11 @@ serve: $(STAMP) $(COMPILED)
 # "Many shards"); Ctrl-C stops them all. nginx is Debian's package: apt-get install nginx.
 cluster: $(STAMP) $(COMPILED)
 	DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" $(VENV)/bin/python -m domino.cluster run \
-		--shards "$(SHARDS)" --host "$(HOST)" --port "$(PORT)" --replica "$(REPLICA)"
+		--shards "$(SHARDS)" --host "$(HOST)" --port "$(PORT)" $(if $(REPLICA),--replica "$(REPLICA)")
 
 # Bring shard SHARD's database back from its replica, its processes stopped first.
 restore: $(STAMP)
-	$(VENV)/bin/python -m domino.cluster restore "$(SHARD)" --replica "$(REPLICA)"
+	$(VENV)/bin/python -m domino.cluster restore "$(SHARD)" $(if $(REPLICA),--replica "$(REPLICA)")
 
 test: $(STAMP) $(COMPILED)
 	$(VENV)/bin/ruff check .

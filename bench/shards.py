@@ -9,6 +9,7 @@ commands and settings are those `make cluster` writes (domino.cluster.files).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import socket
@@ -27,6 +28,7 @@ from domino.cluster import Cluster, Shard, folders, tool  # noqa: E402
 from domino.cluster.__main__ import prepare  # noqa: E402
 from domino.cluster.files import Program, programs  # noqa: E402
 
+PR_SET_PDEATHSIG = 1
 # Every limit still checked on every request, set far above what a run can reach (scripted
 # clients all come from 127.0.0.1, which the real limits would soon refuse).
 SATURATION_LIMITS = {
@@ -38,8 +40,19 @@ HIGH_LIMITS = {f"DOMINO_{name}": value for name, value in SATURATION_LIMITS.item
 
 
 def nginx_missing() -> bool:
-    """Whether this machine lacks nginx (Debian's package; `.ci/run` installs it)."""
-    return not Path(tool("nginx")).is_file()
+    """Whether this machine lacks nginx (Debian's package), for a test to skip; in CI, which
+    installs it (`.ci/run`), its absence is an error, never a skip."""
+    missing = not Path(tool("nginx")).is_file()
+    if missing and os.environ.get("CI"):
+        raise RuntimeError("CI runs the cluster's tests: nginx must be installed (.ci/run)")
+    return missing
+
+
+def _die_with_parent() -> None:
+    """In a child before it runs: SIGKILL it when the process that started it dies, so that
+    no shard outlives a test run that was itself killed (Linux's PR_SET_PDEATHSIG)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def free_ports(count: int) -> list[int]:
@@ -97,16 +110,16 @@ class Processes:
     def start(self, name: str, deadline: float = 30.0) -> None:
         """Start program `name` and wait until it answers (a shard or nginx: /healthz)."""
         program = self.programs[name]
-        log = open(self.cluster.state / "logs" / f"{name}.log", "ab")  # noqa: SIM115 (the child's)
-        self.running[name] = subprocess.Popen(
-            program.argv,
-            cwd=program.cwd,
-            env={**os.environ, **program.env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
+        with open(self.cluster.state / "logs" / f"{name}.log", "ab") as log:
+            self.running[name] = subprocess.Popen(
+                program.argv,
+                cwd=program.cwd,
+                env={**os.environ, **program.env},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
         url = self._health(program)
         if url is not None:
             self._wait_healthy(name, url, deadline)
@@ -150,13 +163,21 @@ class Processes:
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
 
     def stop_all(self) -> None:
-        """Stop every program, last started first (nginx, the shards, then replication)."""
+        """Stop every program, last started first (nginx, the shards, then replication);
+        one that will not stop does not keep the others running."""
+        failed = []
         for name in sorted(self.running, key=lambda n: -self.programs[n].priority):
-            self.stop(name)
+            try:
+                self.stop(name)
+            except Exception as error:
+                failed.append(f"{name}: {error}")
+        if failed:
+            raise RuntimeError(f"could not stop {failed}")
 
     def pid(self, name: str) -> int:
         return self.running[name].pid

@@ -135,7 +135,7 @@ def test_without_a_router_no_nginx_is_written_or_run(tmp_path):
 def replica_url(config: Path) -> str:
     """The replica's URL in a Litestream configuration (its one `url:` line)."""
     (line,) = [line for line in config.read_text().splitlines() if line.strip().startswith("url:")]
-    return line.split(":", 1)[1].strip()
+    return json.loads(line.split(":", 1)[1].strip())  # written quoted, as JSON is valid YAML
 
 
 def litestream_reads(config: Path) -> list[dict]:
@@ -188,8 +188,9 @@ def test_supervisord_runs_each_local_shard_with_its_settings(tmp_path):
         }
         assert f"--bind={shard.address}" in program["command"].split()
         replicate = programs[f"replicate-{shard.name}"]["command"]
-        assert replicate.split()[-3:] == [
+        assert replicate.split()[-4:] == [
             "replicate",
+            "-no-expand-env",  # a "$" in a path is a "$"
             "-config",
             str(cluster.litestream_config(shard)),
         ]

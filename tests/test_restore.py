@@ -208,8 +208,8 @@ def test_restore_with_force_moves_the_present_files_aside_first(tmp_path):
     assert done.returncode == 0, done.stderr
     for path in present:
         (aside,) = path.parent.glob(f"{path.name}.before-restore-*")
-        stamp = aside.name.removeprefix(f"{path.name}.before-restore-")
-        assert time.strptime(stamp, "%Y%m%d-%H%M%S"), stamp
+        stamp, pid = aside.name.removeprefix(f"{path.name}.before-restore-").rsplit("-", 1)
+        assert time.strptime(stamp, "%Y%m%d-%H%M%S") and pid.isdigit(), aside.name
         assert contents(aside) == kept[path.name], f"{path.name} was not kept whole"
     assert acked.items() <= stored(db).items()
     Store(db).close()  # the restored file is a database the shard opens
@@ -218,3 +218,52 @@ def test_restore_with_force_moves_the_present_files_aside_first(tmp_path):
 def contents(path: Path) -> bytes | dict:
     """A file's bytes, or a folder's paths and files (`snapshot`)."""
     return snapshot(path) if path.is_dir() else path.read_bytes()
+
+
+@pytest.mark.slow
+def test_restore_refuses_a_database_its_shard_has_open_even_with_force(tmp_path):
+    config = cluster_in(tmp_path, 1, ENV, router=False)
+    db = config.db(config.shard("s1"))
+    with Processes(config):
+        before = snapshot(db.parent)
+        refused = restore(tmp_path, "--force")
+        assert refused.returncode == 2
+        assert "is open: stop shard-s1 and replicate-s1 first" in refused.stderr
+        assert snapshot(db.parent).keys() == before.keys()  # nothing moved aside
+
+
+def test_a_failed_restore_puts_the_files_back_as_they_were(tmp_path):
+    config = cluster_in(tmp_path, 1)
+    db = config.db(config.shard("s1"))
+    config.data.mkdir(parents=True)
+    Store(db).close()  # a database, and a replica folder that holds nothing
+    config.replicas.mkdir(parents=True)
+    before = snapshot(db.parent)
+    failed = restore(tmp_path, "--force")
+    assert failed.returncode not in (0, 2), failed.stderr
+    assert "its files are as they were" in failed.stderr
+    assert snapshot(db.parent) == before
+
+
+@pytest.mark.slow
+def test_a_cluster_started_without_a_shards_database_restores_it_first(tmp_path):
+    """`make cluster` on a new disk brings each missing database back from its replica
+    before Litestream starts: it never replicates a new, empty one over it."""
+    config = cluster_in(tmp_path, 1, ENV, router=False)
+    shard = config.shard("s1")
+    db, rng, acked = config.db(shard), random.Random(7), {}
+    with Processes(config):
+        seats = new_room(SimpleNamespace(url=f"http://{shard.address}"))
+        sit_down(seats)
+        for _ in range(MOVES):
+            play(db, seats, rng, acked)
+        replica_holding(config, "s1", acked, tmp_path / "scratch")
+        for seat in seats:
+            seat.close()
+    lose_disk(db)
+    with Processes(config):  # as `make cluster` starts it: prepare(), then the programs
+        assert acked.items() <= stored(db).items()
+        sit_down(seats)
+        play(db, seats, rng, acked)  # and the room goes on
+        for seat in seats:
+            seat.close()

@@ -14,11 +14,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from . import ROOT, Cluster, Shard, folders, tool
-from .files import programs, write, write_litestream
+from .files import programs, write
+from .restore import restore, restore_missing
 
 
 def parse_args(argv=None):
@@ -107,6 +107,7 @@ def prepare(cluster: Cluster) -> None:
         )
     write(cluster, unavailable_pages() if cluster.router else {})
     for shard in cluster.local:
+        restore_missing(cluster, shard)  # a new machine's disk: the replica, if any
         Store(cluster.db(shard)).close()  # its tables, before Litestream looks at it
     if cluster.router:
         check = [tool("nginx"), "-t", "-q", "-p", str(cluster.state / "nginx")]
@@ -115,39 +116,6 @@ def prepare(cluster: Cluster) -> None:
 
 def _needed(cluster: Cluster) -> list[str]:
     return sorted({program.argv[0].rsplit("/", 1)[-1] for program in programs(cluster)})
-
-
-def restore(cluster: Cluster, name: str, force: bool) -> int:
-    """Restore shard `name`'s database from its replica; its processes must be stopped."""
-    shard = cluster.shard(name)
-    db = cluster.db(shard)
-    present = [path for path in _files_of(db) if path.exists()]
-    if present and not force:
-        print(
-            f"{name}: {', '.join(map(str, present))} still there. Stop the shard and its "
-            "replication, then move them away (or pass --force to have them moved aside).",
-            file=sys.stderr,
-        )
-        return 2
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for path in present:
-        os.replace(path, path.with_name(f"{path.name}.before-restore-{stamp}"))
-    write_litestream(cluster, shard)
-    config = str(cluster.litestream_config(shard))
-    command = [tool("litestream"), "restore", "-config", config, "-o", str(db), str(db)]
-    code = subprocess.run(command, check=False).returncode
-    where = cluster.replica_at(shard)
-    if code == 0:
-        print(f"{name}: restored {db} from {where}; start its replication and the shard again.")
-    else:
-        print(f"{name}: nothing restored from {where} (Litestream said why).", file=sys.stderr)
-    return code
-
-
-def _files_of(db):
-    """A database's files: itself, its log and index, and Litestream's local state."""
-    names = [db.name, f"{db.name}-wal", f"{db.name}-shm", f".{db.name}-litestream"]
-    return [db.with_name(name) for name in names]
 
 
 def main(argv=None) -> int:

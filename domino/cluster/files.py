@@ -33,6 +33,7 @@ class Program:
     env: dict[str, str] = field(default_factory=dict)
     priority: int = 100  # supervisord starts low numbers first and stops them last
     stop_signal: str = "TERM"
+    stop_wait: int = 15  # seconds supervisord waits after stop_signal before SIGKILL
 
     @property
     def command(self) -> str:
@@ -63,8 +64,10 @@ def shard_program(cluster: Cluster, shard: Shard) -> Program:
 
 def replication_program(cluster: Cluster, shard: Shard) -> Program:
     """Litestream replicating one shard's database; started first, stopped last."""
-    argv = (tool("litestream"), "replicate", "-config", str(cluster.litestream_config(shard)))
-    return Program(f"replicate-{shard.name}", argv, cluster.root, priority=100)
+    config = str(cluster.litestream_config(shard))
+    argv = (tool("litestream"), "replicate", "-no-expand-env", "-config", config)
+    # Its last sync on the way out may take Litestream's own 30 s with a slow replica.
+    return Program(f"replicate-{shard.name}", argv, cluster.root, priority=100, stop_wait=40)
 
 
 def router_program(cluster: Cluster) -> Program:

@@ -182,21 +182,26 @@ def snapshot(folder: Path) -> dict[str, bytes | None]:
     }
 
 
-@pytest.mark.slow
-def test_restore_with_force_moves_the_present_files_aside_first(tmp_path):
-    config = cluster_in(tmp_path, 1, ENV, router=False)  # no nginx needed
+def played_until_replicated(config: Cluster, scratch: Path, seed: int):
+    """A friend room played on the lone shard s1 of `config` (no nginx) until its replica
+    holds every acknowledged move; then every program stopped. (db, seats, rng, acked)"""
     shard = config.shard("s1")
-    db, rng, acked = config.db(shard), random.Random(5), {}
-    with Processes(config) as processes:
+    db, rng, acked = config.db(shard), random.Random(seed), {}
+    with Processes(config):
         seats = new_room(SimpleNamespace(url=f"http://{shard.address}"))
         sit_down(seats)
         for _ in range(MOVES):
             play(db, seats, rng, acked)
-        replica_holding(config, "s1", acked, tmp_path / "scratch")
+        replica_holding(config, "s1", acked, scratch)
         for seat in seats:
             seat.close()
-        processes.stop("shard-s1")
-        processes.stop("replicate-s1")
+    return db, seats, rng, acked
+
+
+@pytest.mark.slow
+def test_restore_with_force_moves_the_present_files_aside_first(tmp_path):
+    config = cluster_in(tmp_path, 1, ENV, router=False)  # no nginx needed
+    db, _seats, _rng, acked = played_until_replicated(config, tmp_path / "scratch", seed=5)
     present = [path for path in files_of(db) if path.exists()]
     assert db in present and files_of(db)[-1] in present  # the db and Litestream's state
     before = snapshot(db.parent)
@@ -250,16 +255,7 @@ def test_a_cluster_started_without_a_shards_database_restores_it_first(tmp_path)
     """`make cluster` on a new disk brings each missing database back from its replica
     before Litestream starts: it never replicates a new, empty one over it."""
     config = cluster_in(tmp_path, 1, ENV, router=False)
-    shard = config.shard("s1")
-    db, rng, acked = config.db(shard), random.Random(7), {}
-    with Processes(config):
-        seats = new_room(SimpleNamespace(url=f"http://{shard.address}"))
-        sit_down(seats)
-        for _ in range(MOVES):
-            play(db, seats, rng, acked)
-        replica_holding(config, "s1", acked, tmp_path / "scratch")
-        for seat in seats:
-            seat.close()
+    db, seats, rng, acked = played_until_replicated(config, tmp_path / "scratch", seed=7)
     lose_disk(db)
     with Processes(config):  # as `make cluster` starts it: prepare(), then the programs
         assert acked.items() <= stored(db).items()

@@ -143,14 +143,6 @@ def folders(instance: Path) -> dict[str, Path]:
     }
 
 
-def local_cluster(count: int, port: int = 8000, host: str = "127.0.0.1", **options) -> Cluster:
-    """`count` shards on this machine, s1 to sN, on the ports after nginx's `port`."""
-    if count < 1:
-        raise ValueError(f"SHARDS must be 1 or more, not {count}")
-    shards = tuple(Shard(f"s{i}", "127.0.0.1", port + i) for i in range(1, count + 1))
-    return Cluster(shards, listen=f"{host}:{port}", **options)
-
-
 def tool(name: str) -> str:
     """A program installed beside this Python (gunicorn, litestream, supervisord), else on
     PATH, else in /usr/sbin (Debian's nginx, off a plain user's PATH); else just its name."""

@@ -72,8 +72,6 @@ class Cluster:
     trusted: tuple[str, ...] = ()
     sync_interval: str = SYNC_INTERVAL
     env: dict[str, str] = field(default_factory=dict)  # more settings for every local shard
-    # nginx's worker processes: one beside local shards (they need the cores), else "auto".
-    nginx_workers: str = ""
 
     def __post_init__(self) -> None:
         names = [shard.name for shard in self.shards]
@@ -91,8 +89,9 @@ class Cluster:
 
     @property
     def workers(self) -> str:
-        """How many worker processes nginx runs."""
-        return self.nginx_workers or ("1" if self.local else "auto")
+        """How many worker processes nginx runs: one beside local shards (they need the
+        cores), as many as there are cores on a router of its own."""
+        return "1" if self.local else "auto"
 
     @property
     def local(self) -> tuple[Shard, ...]:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from . import Cluster, Shard, tool
-from .files import litestream_yml
+from .files import litestream_yml, write_litestream
 
 SHM_DMS_BYTE = 128  # SQLite's "dead man switch": every open connection holds a read lock on it
 
@@ -50,8 +50,7 @@ def _litestream(cluster: Cluster, shard: Shard) -> str:
             f"{config} replicates elsewhere than {cluster.replica_at(shard)}: "
             "pass the cluster's own --replica (REPLICA=...)"
         )
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(wanted)
+    write_litestream(cluster, shard)
     return str(config)
 
 

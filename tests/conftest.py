@@ -1,6 +1,7 @@
 """Shared pytest fixtures and Hypothesis profiles."""
 
 import os
+import threading
 
 import pytest
 from hypothesis import settings
@@ -29,3 +30,28 @@ def app(tmp_path):
 def client(app):
     """A Flask test client for the app."""
     return app.test_client()
+
+
+@pytest.fixture
+def hold(monkeypatch):
+    """`hold()` makes the computer's decisions wait from then on until the event it returns is
+    set, so nothing the computer does comes first however slow the machine; all are released
+    at the end."""
+    from domino.web.computer import Computer
+
+    releases: list[threading.Event] = []
+
+    def start() -> threading.Event:
+        release, original = threading.Event(), Computer._decide
+
+        def waiting(self, level, view, seed):
+            assert release.wait(60), "a held decision was never released"
+            return original(self, level, view, seed)
+
+        monkeypatch.setattr(Computer, "_decide", waiting)
+        releases.append(release)
+        return release
+
+    yield start
+    for release in releases:
+        release.set()

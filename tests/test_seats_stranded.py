@@ -48,7 +48,7 @@ def test_the_computer_never_plays_a_preview(rooms):  # noqa: F811
     assert replace(waiting, bots=(*bots[:2], "easy")).computer_to_move
 
 
-def test_the_computer_waits_while_a_person_is_away(tmp_path):
+def test_the_computer_waits_while_a_person_is_away(tmp_path, hold):
     app = make_app(tmp_path / "d.sqlite3", seed=2, BOT_DELAY_MS=400)  # noqa: F811
     services = app.extensions["domino"]
     host = Table(app)
@@ -61,6 +61,8 @@ def test_the_computer_waits_while_a_person_is_away(tmp_path):
     guest.open()
     guest.join()
     guest.connect("100.b")
+    with app.test_request_context():
+        services.connect(host.room, 2, guest.conn)  # as its socket does: play may begin
     rng, people = random.Random(3), {0: host, 2: guest}
     for _ in range(40):  # until a person's move hands the turn to the computer
         assert services.computer.wait_idle()
@@ -69,12 +71,16 @@ def test_the_computer_waits_while_a_person_is_away(tmp_path):
             person = people[room.round.turn]
             person.fragment()
             name, params = move_params(room, room.round.turn, rng)
+            release = hold()  # whatever the machine's speed, the computer waits for the test
             assert person.post(name, **params).status_code == 200
             room = services.rooms.get(host.room)
             if room.computer_to_move:
                 break
-    assert room.computer_to_move, "no person's move handed the turn to the computer"
-    guest.disconnect()  # within the computer's pause
+            release.set()
+    else:
+        raise AssertionError("no person's move handed the turn to the computer")
+    guest.disconnect()  # while the computer decides
+    release.set()
     assert services.computer.wait_idle()
     after = services.rooms.get(host.room)
     assert after.seq == room.seq, "the computer played while a person was away"

@@ -243,7 +243,7 @@ def unavailable_title(code: str) -> str:
         return read_po(po, locale=code).get("Temporarily unavailable").string
 
 
-def fetch(seat: Seat, headers: dict, cookies: str = ""):
+def fetch(seat: Seat, headers: dict, cookies: str = "", timeout: float = 2 * NOT_A_HANG):
     """GET the seat's room page through nginx with more headers and cookies;
     (status, headers, page, seconds)."""
     sent = "; ".join([*(f"{c.name}={c.value}" for c in seat.jar), *filter(None, [cookies])])
@@ -252,7 +252,7 @@ def fetch(seat: Seat, headers: dict, cookies: str = ""):
     )
     start = time.monotonic()
     try:
-        with urllib.request.urlopen(request, timeout=2 * NOT_A_HANG) as reply:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
             return reply.status, reply.headers, reply.read().decode(), time.monotonic() - start
     except urllib.error.HTTPError as error:
         with error:

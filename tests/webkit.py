@@ -16,6 +16,7 @@ from html.parser import HTMLParser
 from app import create_app
 from domino import game
 from domino.events import DRAW, Play
+from domino.room import fold
 from domino.tiles import Tile
 from domino.web.hub import Connection
 from domino.web.render import links
@@ -290,6 +291,15 @@ def leaked_tiles(html: str, state: game.State, seat: int | None, doc: Node | Non
     allowed = public.union(*shown.values())
     bad |= {norm(match.group(0)) for match in BARE_TILE.finditer(html)} - allowed
     return bad
+
+
+def round_at(events, room_id: str, kind: str, html: str) -> game.State | None:
+    """The round as it stood at the table `html` shows (its `data-seq`), folded from the
+    room's stored `events`; None if `html` holds no table."""
+    found = TABLE_SEQ.search(html)
+    if found is None:
+        return None
+    return fold(room_id, kind, [event for event in events if event[0] <= int(found[1])]).round
 
 
 def assert_hides(html: str, state: game.State, seat: int) -> None:

@@ -13,11 +13,12 @@ import re
 from urllib.parse import urlparse
 
 from playwright.sync_api import expect
+from webkit import TABLE_SEQ, leaked_tiles, round_at
 
-from domino.tiles import Tile
 from domino.web.computer import Computer
 
 TIMEOUT_MS = 10_000
+PLAYER = 0  # the person's seat; the computer plays seat 1
 MAX_MOVES = 80  # the player makes at most 7 + 14 plays and draws, and a few passes
 SWITCH_AFTER = 3  # the player's move after which the level is switched
 
@@ -64,7 +65,6 @@ SEQ_JS = "Number(document.querySelector('#table').getAttribute('data-seq'))"
 PLAYABLE = "[data-hand] [data-tile][data-playable]"
 DRAW_OR_PASS = '[data-action="draw"]:enabled, [data-action="pass"]:enabled'
 ACTIONS = re.compile(r"/r/[A-Za-z0-9_-]+/(play|draw|pass)$")
-TILE_TEXT = re.compile(r'(?:data-tile|aria-label)\s*=\s*"(\d+)-(\d+)"')
 
 
 class Player:
@@ -75,7 +75,7 @@ class Player:
         self.page = context.new_page()
         self.page.add_init_script(COUNT_ANSWERS_JS)
         self.room: str | None = None
-        self.frames: list[tuple[str, frozenset[Tile]]] = []  # with the tiles hidden then
+        self.frames: list[str] = []
         self.page.on("websocket", self._opened)
 
     def _opened(self, ws) -> None:
@@ -83,14 +83,9 @@ class Player:
 
         def received(payload) -> None:
             text = payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
-            self.frames.append((text, self.hidden()))
+            self.frames.append(text)
 
         ws.on("framereceived", received)
-
-    def hidden(self) -> frozenset[Tile]:
-        """The tiles the player may not see now (none once the round is over)."""
-        state = self.server.services.rooms.get(self.room).round
-        return frozenset() if state.over else frozenset((*state.hands[1], *state.boneyard))
 
     @property
     def stored(self):
@@ -164,10 +159,6 @@ class Player:
         return what
 
 
-def tiles_in(text: str) -> set[Tile]:
-    return {Tile(int(a), int(b)) for a, b in TILE_TEXT.findall(text)}
-
-
 def count_decisions(monkeypatch) -> list[str]:
     """The level of each decision the computer asks its process pool for (the live server
     runs in this process)."""
@@ -228,12 +219,14 @@ def test_a_whole_round_against_the_computer_with_a_level_switch(server, open_con
     expect(page.locator("[data-opponent-hand] [data-tile]")).to_have_count(len(state.hands[1]))
     expect(page.locator("[data-level]")).to_have_value("hard")
 
-    checked = 0
-    for text, hidden in player.frames:
-        if hidden:
-            checked += 1
-            leaked = tiles_in(text) & hidden
+    # Every frame, by the one leak rule, against the round at that table's own seq.
+    events, checked = player.server.services.rooms.store.load(player.room), 0
+    for text in player.frames:
+        at = round_at(events, player.room, "computer", text)
+        if at is not None:
+            leaked = leaked_tiles(text, at, PLAYER)
             assert not leaked, f"a frame showed hidden tiles {sorted(leaked)}"
+            checked += not at.over
     assert checked >= 3, f"only {checked} frames arrived while the round was on"
 
 
@@ -275,7 +268,7 @@ def test_a_late_answer_does_not_hide_the_computers_reply(server, open_context):
         assert server.services.computer.wait_idle(TIMEOUT_MS / 1000)
         room = player.stored
         route, answer = held[-1]
-        answer_seq = int(re.search(r'data-seq="(\d+)"', answer.text()).group(1))
+        answer_seq = int(TABLE_SEQ.search(answer.text())[1])
         replied = room.seq > answer_seq
         if replied:  # the computer's reply reaches the page before the answer to the move
             page.wait_for_function(f"(seq) => {SEQ_JS} === seq", arg=room.seq, timeout=TIMEOUT_MS)

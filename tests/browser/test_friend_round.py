@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from playwright.sync_api import Page, expect
-
-from domino.tiles import Tile
+from webkit import leaked_tiles, parse, round_at, tile_mentions, tiles_of
 
 TIMEOUT_MS = 10_000
+HOST, GUEST = 0, 1  # the seats of the room's creator and of the friend who joins
 MAX_MOVES = 120  # a round has at most 14 draws, 28 plays and a few passes
 
 # One JSON snapshot of what a page shows through the §7.3 hooks.
@@ -250,49 +249,37 @@ def test_two_friends_play_a_whole_round_with_a_reload(server, open_context):
             assert view["opponentHand"], f"seat {seat} is not shown the other hand"
 
 
-TILE_ATTR = re.compile(r'(?:data-tile|aria-label)\s*=\s*"(\d+)-(\d+)"')
-# Any other tile-like text ("2-5" in a JSON value, a query string, a sentence), but not
-# pieces of tokens and ids, which contain letters, digits, dots, dashes and underscores.
-TILE_TEXT = re.compile(r"(?<![\w.%-])([0-6])-([0-6])(?![\w.%-])")
-
-
-def tiles_in(text: str) -> set[Tile]:
-    found = TILE_ATTR.findall(text) + TILE_TEXT.findall(text)
-    return {Tile(int(a), int(b)) for a, b in found}
-
-
 def test_a_seat_never_sees_hidden_tiles_in_page_or_socket_frames(server, open_context):
+    """Every page and frame the guest got is checked by the one leak rule (tests/webkit.py)
+    against the round as it stood at that table's own seq, however late it was read."""
     host, invite = create_room(open_context(), server.url)
     room_id = room_id_of(invite)
-    captured: list[tuple[str, str, frozenset[Tile]]] = []
-
-    def capture(kind: str, text: str) -> None:
-        """Keep `text` with the tiles the guest must not see at this moment."""
-        state = server.services.rooms.get(room_id).round
-        hidden = frozenset() if state.over else frozenset((*state.hands[0], *state.boneyard))
-        captured.append((kind, text, hidden))
-
-    guest = join_room(open_context(), invite, on_frame=lambda text: capture("frame", text))
+    captured: list[tuple[str, str]] = []
+    guest = join_room(
+        open_context(), invite, on_frame=lambda text: captured.append(("frame", text))
+    )
     expect_both_connected(host, guest)
-    capture("page", guest.page.content())
-    play_round([host, guest], lambda _moves: capture("page", guest.page.content()))
+    captured.append(("page", guest.page.content()))
+    play_round([host, guest], lambda _moves: captured.append(("page", guest.page.content())))
 
+    events = server.services.rooms.store.load(room_id)
     checked = {"frame": 0, "page": 0}
-    for kind, text, hidden in captured:
-        if not hidden:
-            continue  # captured once the round was over: both hands are shown
-        checked[kind] += 1
-        leaked = tiles_in(text) & hidden
+    for kind, text in captured:
+        state = round_at(events, room_id, "friend", text)
+        if state is None:
+            continue  # no table in it (e.g. a presence notice)
+        leaked = leaked_tiles(text, state, GUEST)
         assert not leaked, f"the guest's {kind} shows hidden tiles {sorted(leaked)}:\n{text}"
+        checked[kind] += not state.over
     # (how many depends on the length of the seeded round, dealt when the guest joins)
     assert checked["frame"] > 5, f"only {checked} captures were made while the round was on"
     assert checked["page"] > 10, f"only {checked} captures were made while the round was on"
 
-    # The same extraction does find the host's tiles once they may be shown.
+    # The same reading does find the host's tiles once they may be shown.
     state = server.services.rooms.get(room_id).round
     assert state.over
-    final = guest.page.content()
-    assert set(state.hands[0]) <= tiles_in(final), "the host's hand is not shown at the end"
+    shown = {tile for tile, _node in tile_mentions(parse(guest.page.content()))}
+    assert tiles_of(state, HOST) <= shown, "the host's hand is not shown at the end"
 
 
 def test_a_second_tab_takes_over(server, open_context):

@@ -36,68 +36,84 @@ def insert(n: int):
     return lambda conn: conn.execute("INSERT INTO numbers VALUES (?)", [n])
 
 
+def held(path) -> tuple[Writer, threading.Event]:
+    """A writer whose batches, once committed, stay in their sync until the event is set."""
+    writer = Writer(connector(path), sync_delay=1.0)  # any delay: each sync calls _sleep
+    gate = threading.Event()
+    writer._sleep = lambda _seconds: gate.wait(30)  # the slow disk's wait, on the gate
+    return writer, gate
+
+
+def wait_until(condition, what: str, seconds: float = 10.0) -> None:
+    """Wait until `condition()` holds; fail if it does not within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not {what} within {seconds} s"
+        time.sleep(0.005)
+
+
+def started(target, *args) -> threading.Thread:
+    """`target(*args)` running on a thread of its own."""
+    thread = threading.Thread(target=target, args=args)
+    thread.start()
+    return thread
+
+
 def test_jobs_that_wait_together_are_committed_in_one_batch(table):
-    writer = Writer(connector(table), sync_delay=0.5)
-    writer.write(insert(0))  # the first batch; the others queue up while it syncs
-    threads = [threading.Thread(target=writer.write, args=(insert(n),)) for n in range(1, 9)]
-    first = threading.Thread(target=writer.write, args=(insert(100),))
-    first.start()
-    time.sleep(0.05)  # the batch of 100 is syncing: the eight below wait for the next one
-    for thread in threads:
-        thread.start()
-    first.join()
-    for thread in threads:
+    writer, gate = held(table)
+    first = started(writer.write, insert(0))
+    wait_until(lambda: writer.begun == 1, "the first batch begun")  # it is held in its sync
+    others = [started(writer.write, insert(n)) for n in range(1, 9)]
+    wait_until(lambda: len(writer._waiting) == 8, "all eight waiting")
+    gate.set()
+    for thread in [first, *others]:
         thread.join()
-    assert numbers(table) == [0, *range(1, 9), 100]
-    assert writer.begun == writer.ended == 3  # 0; 100; the eight others together
+    assert numbers(table) == list(range(9))
+    assert writer.begun == writer.ended == 2  # 0; the eight others together
     writer.close()
 
 
 def test_a_job_that_fails_is_undone_alone_and_raises_in_its_caller(table):
-    writer = Writer(connector(table), sync_delay=0.5)
-    errors = []
+    writer, gate = held(table)
+    errors = {}
 
-    def write(n: int) -> None:
+    def write(name, job) -> None:
         try:
-            writer.write(insert(n))
+            writer.write(job)
         except sqlite3.IntegrityError as error:
-            errors.append((n, error))
+            errors[name] = error
 
     def twice(conn):
         conn.execute("INSERT INTO numbers VALUES (7)")
         conn.execute("INSERT INTO numbers VALUES (5)")  # taken: 7 goes too
 
-    blocker = threading.Thread(target=write, args=(1,))
-    blocker.start()
-    time.sleep(0.05)
-    jobs = [threading.Thread(target=write, args=(n,)) for n in (5, 6)]
-    for job in jobs:
-        job.start()
-    time.sleep(0.05)
-    with pytest.raises(sqlite3.IntegrityError):
-        writer.write(twice)
-    blocker.join()
-    for job in jobs:
-        job.join()
-    assert errors == [] and numbers(table) == [1, 5, 6]
+    threads = [started(write, 1, insert(1))]
+    wait_until(lambda: writer.begun == 1, "the first batch begun")  # it is held in its sync
+    threads += [started(write, n, insert(n)) for n in (5, 6)]
+    wait_until(lambda: len(writer._waiting) == 2, "5 and 6 waiting")
+    threads.append(started(write, "twice", twice))
+    wait_until(lambda: len(writer._waiting) == 3, "twice waiting after them")
+    gate.set()
+    for thread in threads:
+        thread.join()
+    assert list(errors) == ["twice"] and numbers(table) == [1, 5, 6]
+    assert writer.begun == writer.ended == 2  # twice failed in the batch of 5 and 6
     writer.close()
 
 
 def test_a_write_is_answered_only_after_its_commit(table):
-    writer = Writer(connector(table), sync_delay=0.5)
+    writer, gate = held(table)
     answered = threading.Event()
 
     def write() -> None:
         writer.write(insert(42))
         answered.set()
 
-    threading.Thread(target=write).start()
-    deadline = time.monotonic() + 5
-    while not numbers(table) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert numbers(table) == [42]  # committed (another connection reads it) ...
-    assert not answered.is_set()  # ... and still syncing: not yet answered
-    assert answered.wait(5)
+    started(write)
+    wait_until(lambda: numbers(table) == [42], "committed")  # another connection reads it ...
+    assert not answered.is_set()  # ... and while its sync lasts, it is not answered
+    gate.set()
+    assert answered.wait(10)
     writer.close()
 
 

@@ -295,12 +295,16 @@ def test_the_move_list_is_there_in_every_state_of_the_table(app):
     assert "No moves yet." in page.one("id", "moves").text
     computer = Table(app)
     computer.create_room("/computer")
+    assert app.extensions["domino"].computer.wait_idle(10), "the computer is still thinking"
     computer.connect()
     computer.fragment()
     doc = computer.doc
     moves = doc.one("data-move-list").find_all("data-move")
-    assert len(moves) == len(computer.state.history)
-    for item in moves:  # the computer may have opened
+    history = computer.state.history
+    assert history and history[0].seat == 1, "with seed 5 the computer opens"
+    assert len(moves) == len(history)
+    for item, move in zip(moves, history, strict=True):
+        assert item.get("data-action") == move.action, item
         assert item.text.startswith("The computer "), item.text
     # the sound toggle comes hidden and off: static/feel.js shows it
     toggle = doc.one("data-sound")

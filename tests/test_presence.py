@@ -10,6 +10,8 @@ no longer reading, as a vanished peer does; nothing is closed on its side.
 
 from __future__ import annotations
 
+import contextlib
+import select
 import threading
 import time
 
@@ -22,7 +24,9 @@ from app import DEFAULT_PING_SECONDS
 from domino.web.sockets import PING_FRAME, Pinger
 
 PING = DEFAULT_PING_SECONDS
-FEW_SECONDS = 5.0  # "away" within this of the drop (a ping falls due, then another: 2 pings)
+FEW_SECONDS = 5.0  # the server lets the seat go within this of the drop (a ping falls due, then
+# another: 2 pings, and time for the pinger's drift); its table is pushed at once
+PUSH_WAIT = 15.0  # seconds the host may wait for a push on a slow machine
 
 
 @pytest.fixture
@@ -43,27 +47,40 @@ def read_all(sockets, seconds: float) -> None:
             assert frame is not None, f"the server closed a socket that answers ({sock.close_code})"
 
 
+def last_read(sock) -> float:
+    """Read `sock` until nothing of it waits unread; when that was (time.monotonic): every ping
+    the server sent before then was answered (on loopback a sent frame is at once readable)."""
+    while True:
+        now = time.monotonic()
+        if not select.select([sock.ws.sock], [], [], 0)[0]:
+            return now
+        with contextlib.suppress(TimeoutError):
+            assert sock._next(time.monotonic() + 0.05) is not None, "the socket was closed"
+
+
 def test_the_default_ping_sees_a_vanished_peer_within_a_few_seconds():
-    assert 2 * PING <= FEW_SECONDS - 1, "two pings' time, and a second to spare for the push"
+    assert 2 * PING <= FEW_SECONDS - 1, "two pings' time, and a second to spare for the drift"
 
 
 def test_a_seat_that_vanishes_is_shown_away_within_a_few_seconds(table):  # noqa: F811
     host, guest = table.players
+    hub = table.server.services.hub
     seen = len(host.ws.frames)
     read_all([host.ws, guest.ws], 1.5 * PING)  # both answer: at least one ping has come
     assert all(frame.connected != "false" for frame in host.ws.since(seen)), "a live seat left"
-    assert table.server.services.hub.live(table.room_id, 1) is not None
+    assert hub.live(table.room_id, 1) is not None
 
-    silent = time.monotonic()  # the guest's browser is gone: it reads and answers nothing
-    host.ws.wait(lambda f: f.connected == "false", "saying the guest is away", FEW_SECONDS)
-    took = time.monotonic() - silent
+    silent = last_read(guest.ws)  # the guest's browser is gone: it reads and answers nothing
+    host.ws.wait(lambda f: f.connected == "false", "saying the guest is away", PUSH_WAIT)
+    took = hub._left[(table.room_id, 1)] - silent  # when the server let the seat go
     assert took >= 0.9 * PING, f"away after {took:.2f} s: not the missed ping that told"
-    assert table.server.services.hub.live(table.room_id, 1) is None
-    assert ended_by_server(guest.ws.ws, within=1), "the guest's socket was not let go"
+    assert took <= FEW_SECONDS, f"away after {took:.2f} s"
+    assert hub.live(table.room_id, 1) is None
+    assert ended_by_server(guest.ws.ws, within=10), "the guest's socket was not let go"
 
     # When its network is back, the same page reconnects and the host sees it at once.
     guest.connect()
-    host.ws.wait(lambda f: f.connected == "true", "saying the guest is back")
+    host.ws.wait(lambda f: f.connected == "true", "saying the guest is back", PUSH_WAIT)
 
 
 class Peer:

@@ -52,7 +52,7 @@ restore: $(STAMP)
 test: $(STAMP) $(COMPILED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest --durations=15
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -186,7 +186,9 @@ def test_home_help_and_missing_room_pages(server, open_context, scan):
     scan.assert_clean()
 
 
-def test_a_friend_table_from_invitation_to_result(server, open_context, scan):
+def test_a_friend_table_from_invitation_to_result(server, open_context, scan, rng_deals):
+    """Every state of a friend's table passes the scan. The deal is the seeded one (a fair
+    deal takes each browser's random seed), so the round surely offers a tile both ends."""
     host, invite = create_room(open_context(), server.url)
     scan(host.page, "waiting")
 

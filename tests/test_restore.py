@@ -230,11 +230,12 @@ def test_restore_refuses_a_database_its_shard_has_open_even_with_force(tmp_path)
     config = cluster_in(tmp_path, 1, ENV, router=False)
     db = config.db(config.shard("s1"))
     with Processes(config):
-        before = snapshot(db.parent)
         refused = restore(tmp_path, "--force")
         assert refused.returncode == 2
         assert "is open: stop shard-s1 and replicate-s1 first" in refused.stderr
-        assert snapshot(db.parent).keys() == before.keys()  # nothing moved aside
+        # Nothing moved aside. (Litestream, running, adds and drops files of its own meanwhile:
+        # the folder as a whole is not compared.)
+        assert db.exists() and not list(db.parent.rglob("*.before-restore-*"))
 
 
 def test_a_failed_restore_puts_the_files_back_as_they_were(tmp_path):

@@ -46,6 +46,20 @@ def actions_by_kind(stdout: str) -> dict[str, int]:
     return {kind: int(n) for kind, n in (item.rsplit(" ", 1) for item in items)}
 
 
+def result_of(done: subprocess.CompletedProcess) -> dict:
+    """The run's figures: the JSON on the last line of its output."""
+    lines = done.stdout.strip().splitlines()
+    assert lines, done.stderr
+    return json.loads(lines[-1])
+
+
+def leak_counts(stdout: str) -> tuple[int, int]:
+    """The run's tables checked for hidden tiles, and the leaks found among them."""
+    found = re.search(r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", stdout, re.M)
+    assert found, stdout
+    return int(found.group(1)), int(found.group(2))
+
+
 def load_until(args: list[str], seconds: float, enough) -> subprocess.CompletedProcess:
     """Run bench/load.py with `args` for `seconds` of play; while a clean run's actions by kind
     fall short of `enough` (a slow machine fits fewer in a window), again for twice as long, up
@@ -66,9 +80,7 @@ def test_rooms_played_over_websockets_lose_nothing_leak_nothing_and_every_push_a
     args = ["--rooms", "12", "--think", "0.02,0.1", "--trace", str(trace), "--leaks"]
     dealt_again = {"play", "new-round", "accept-new-round"}  # whole rounds played, and dealt again
     done = load_until(args, 6, lambda by_kind: dealt_again <= set(by_kind))
-    lines = done.stdout.strip().splitlines()
-    assert lines, done.stderr
-    result = json.loads(lines[-1])
+    result = result_of(done)
     assert list(result) == KEYS
     assert done.returncode == 0, done.stdout + done.stderr
     assert result["rooms"] == 12
@@ -79,10 +91,7 @@ def test_rooms_played_over_websockets_lose_nothing_leak_nothing_and_every_push_a
     timed = trace.read_text().splitlines()
     assert len(timed) == result["moves"]  # every acknowledged move's push was timed
     # Every table either seat received over HTTP or its websocket showed it only its own tiles.
-    found = re.search(
-        r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
-    )
-    checked, leaks = int(found.group(1)), int(found.group(2))
+    checked, leaks = leak_counts(done.stdout)
     assert leaks == 0 and checked >= 2 * result["moves"]  # a reply and a push per move at least
     assert 0 < result["p50_ms"] <= result["p99_ms"]
     assert result["floor_p50_ms"] > 0 and result["rss_per_room_kb"] > 0
@@ -97,7 +106,7 @@ def test_at_saturation_on_a_slow_disk_the_limits_refuse_nothing_and_nothing_is_l
     args = ["--rooms", "6", "--think", "0,0", "--sync-delay-ms", "5"]
     done = load_until(args, 4, lambda by_kind: sum(by_kind.values()) > many)
     assert done.returncode == 0, done.stdout + done.stderr
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = result_of(done)
     assert result["errors"] == 0 and result["lost"] == 0
     assert result["moves"] > many
 
@@ -107,18 +116,14 @@ def test_computer_rooms_beside_friend_rooms_lose_nothing_and_the_computer_answer
     command = [sys.executable, "bench/load.py", "--rooms", "2", "--seconds", "6"]
     command += ["--think", "0.02,0.1", "--computer", "4", "--level", "hard", "--leaks"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    lines = done.stdout.strip().splitlines()
-    assert lines, done.stderr
-    result = json.loads(lines[-1])
+    result = result_of(done)
     assert list(result) == [*KEYS, *COMPUTER_KEYS]
     assert done.returncode == 0, done.stdout + done.stderr
     assert result["computer_rooms"] == 4 and result["errors"] == 0 and result["lost"] == 0
     assert result["computer_moves"] > 4  # the computer answered in every room, again and again
     assert 0 < result["computer_p50_ms"] <= result["computer_p99_ms"]
-    found = re.search(
-        r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
-    )
-    assert int(found.group(2)) == 0
+    checked, leaks = leak_counts(done.stdout)
+    assert leaks == 0 and checked > 0
 
 
 FOUR_KEYS = ["four_rooms", "four_moves", "four_pushes", "four_p50_ms", "four_p99_ms"]
@@ -133,9 +138,7 @@ def test_four_seat_rooms_beside_two_seat_rooms_push_every_move_to_every_seat_and
 
     args = ["--rooms", "2", "--four", "3", "--think", "0.02,0.1", "--leaks"]
     done = load_until(args, 8, dealt_again)
-    lines = done.stdout.strip().splitlines()
-    assert lines, done.stderr
-    result = json.loads(lines[-1])
+    result = result_of(done)
     assert list(result) == [*KEYS, *FOUR_KEYS]
     assert done.returncode == 0, done.stdout + done.stderr
     assert result["rooms"] == 2 and result["four_rooms"] == 3
@@ -144,10 +147,8 @@ def test_four_seat_rooms_beside_two_seat_rooms_push_every_move_to_every_seat_and
     assert result["four_moves"] > 0 and result["four_pushes"] == 3 * result["four_moves"]
     assert 0 < result["four_p50_ms"] <= result["four_p99_ms"]
     assert dealt_again(actions_by_kind(done.stdout)), actions_by_kind(done.stdout)
-    found = re.search(
-        r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
-    )
-    assert int(found.group(2)) == 0 and int(found.group(1)) >= 4 * result["four_moves"]
+    checked, leaks = leak_counts(done.stdout)
+    assert leaks == 0 and checked >= 4 * result["four_moves"]
 
 
 @pytest.mark.slow
@@ -161,9 +162,7 @@ def test_through_nginx_two_shards_share_the_rooms_lose_nothing_and_count_each_br
     env = {**os.environ, "DOMINO_RATELIMIT_CREATE": "2 per minute"}
     env["DOMINO_RATELIMIT_JOIN"] = "2 per minute"
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
-    lines = done.stdout.strip().splitlines()
-    assert lines, done.stderr
-    result = json.loads(lines[-1])
+    result = result_of(done)
     assert list(result) == [*KEYS, *CLUSTER_KEYS]
     assert done.returncode == 0, done.stdout + done.stderr
     assert result["rooms"] == 6 and result["errors"] == 0 and result["lost"] == 0
@@ -177,8 +176,5 @@ def test_through_nginx_two_shards_share_the_rooms_lose_nothing_and_count_each_br
     assert result["client_cpu_pct"] > 0 and result["actions_per_s"] > 0
     # Every table each seat received through nginx showed it only its own tiles, each room
     # checked against its own shard's log.
-    found = re.search(
-        r"^tables checked for hidden tiles / leaks\s+(\d+) / (\d+)$", done.stdout, re.M
-    )
-    checked, leaks = int(found.group(1)), int(found.group(2))
+    checked, leaks = leak_counts(done.stdout)
     assert leaks == 0 and checked >= 2 * result["moves"]

@@ -15,6 +15,7 @@ have no "rules" event: they play the default game.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from dataclasses import dataclass, replace
 
@@ -32,6 +33,7 @@ ROOM_ACTIONS = (*MOVES, DRAW_UNTIL, *ASKS, *ACCEPTS, "decline-new-round")
 LEVELS = ("easy", "medium", "hard")
 OLD_COMPUTER_SEAT = 1  # the seat of a computer room's "level" events that name none
 NAME_LENGTH = 20  # the longest display name, in characters
+DIGITS = re.compile(r"[0-9]{1,18}")  # a whole number as a form writes it: ASCII digits only
 
 
 class RoomError(Exception):
@@ -125,6 +127,25 @@ class Room:
             if held is not None and secrets.compare_digest(held, digest):
                 return seat
         return None
+
+
+def form_number(text) -> int | None:
+    """A whole number written in ASCII digits (at most 18 of them), else None.
+
+    Not `str.isdigit()` nor `int()` alone: they also take superscripts ("²"), circled digits
+    ("①", which `int()` then refuses), other scripts' digits ("٣"), signs, spaces and "_".
+    """
+    if isinstance(text, str) and DIGITS.fullmatch(text):
+        return int(text)
+    return None
+
+
+def seat_number(text, seats: int) -> int:
+    """The seat a form names, in ASCII digits below `seats`; else RoomError("bad-seat")."""
+    seat = form_number(text)
+    if seat is None or seat >= seats:
+        raise RoomError("bad-seat")
+    return seat
 
 
 def secret_hash(secret: str) -> str:

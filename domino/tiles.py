@@ -111,7 +111,7 @@ def _halves(text: str) -> tuple[int, int]:
     if not isinstance(text, str):
         raise ValueError(f"a tile is written as text like '2-5', not {text!r}")
     parts = text.strip().split("-")
-    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 2 for p in parts):
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) <= 2 for p in parts):
         raise ValueError(f"not a tile: {text!r} (write it like '2-5')")
     return int(parts[0]), int(parts[1])
 

@@ -19,7 +19,7 @@ from flask import (
 from flask_babel import ngettext
 
 from ..game import IllegalMove
-from ..room import DRAW_UNTIL, ROOM_ACTIONS, RoomError
+from ..room import DRAW_UNTIL, ROOM_ACTIONS, RoomError, form_number, seat_number
 from ..rooms import IDLE_SECONDS
 from ..tiles import Tile
 from .fairness import first_deal, home_commitment
@@ -188,9 +188,8 @@ def act(room_id: str, action: str):
     found, seat, refused = acting_seat(room_id)
     if refused is not None:
         return refused
-    try:
-        seq = int(request.form.get("seq", ""))
-    except ValueError:
+    seq = form_number(request.form.get("seq", ""))
+    if seq is None:
         return refuse(found, "bad-seq", seat)
     news = None
     try:
@@ -260,13 +259,12 @@ def _seated(room_id: str):
 
 
 def form_seat(room) -> int | None:
-    """The seat a form names (None if it names none); RoomError("bad-seat") if no such seat."""
+    """The seat a form names (None if it names none); RoomError("bad-seat") for anything but
+    a seat of the table in ASCII digits."""
     text = request.form.get("seat")
     if text is None:
         return None
-    if not text.isdigit() or int(text) >= room.rules.seats:
-        raise RoomError("bad-seat")
-    return int(text)
+    return seat_number(text, room.rules.seats)
 
 
 def _selected() -> Tile | None:

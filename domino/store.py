@@ -54,7 +54,11 @@ def m003_fair_nonces_and_reviews(db: Database) -> None:
     )
 
 
-NONCE_SECONDS = 3600  # how long a home page's fair-deal nonce may be used
+NONCE_SECONDS = 3600  # how long a home page's fair-deal token verifies (its max_age)
+# How long a spent nonce is kept: well past the last moment its token could still verify.
+# itsdangerous compares whole seconds (a token signed at 10.9 s verifies until 3611 s), and a
+# nonce purged while its token verifies could be spent again, its server seed with it.
+NONCE_KEPT_SECONDS = 2 * NONCE_SECONDS
 
 
 class Conflict(Exception):
@@ -225,6 +229,12 @@ class Store:
         cutoff = (time.time() if now is None else now) - idle_seconds
         return self._write(lambda conn: _purge(conn, cutoff))
 
+    def purge_nonces(self, now: float | None = None) -> None:
+        """Forget the spent fair-deal nonces whose tokens can no longer verify (each spend
+        does this too)."""
+        now = time.time() if now is None else now
+        self._write(lambda conn: _purge_nonces(conn, now))
+
     def touch(self, room: str, when: float) -> None:
         """Set when a room was last active (for tests and imports)."""
         sql = "UPDATE rooms SET touched_at = ? WHERE id = ?"
@@ -238,12 +248,17 @@ class Store:
 
 
 def _spend(conn: sqlite3.Connection, nonce: str, now: float) -> None:
-    """Mark a fair-deal nonce used (purging expired ones); raise Conflict if it was."""
-    conn.execute("DELETE FROM fair_nonces WHERE at < ?", [now - NONCE_SECONDS])
+    """Mark a fair-deal nonce used (purging those no token can use); raise Conflict if it was."""
+    _purge_nonces(conn, now)
     try:
         conn.execute("INSERT INTO fair_nonces (nonce, at) VALUES (?, ?)", [nonce, now])
     except sqlite3.IntegrityError as error:
         raise Conflict(f"nonce {nonce} was used") from error
+
+
+def _purge_nonces(conn: sqlite3.Connection, now: float) -> None:
+    """Delete the nonces spent longer ago than NONCE_KEPT_SECONDS: no token of theirs verifies."""
+    conn.execute("DELETE FROM fair_nonces WHERE at < ?", [now - NONCE_KEPT_SECONDS])
 
 
 def _insert(conn: sqlite3.Connection, room: str, seq: int, events, now: float) -> None:

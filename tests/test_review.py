@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import threading
 import time
 from pathlib import Path
 
@@ -184,15 +185,38 @@ def test_the_review_runs_once_in_the_review_pool_then_comes_from_storage(app, sp
     assert json.loads(player.services.rooms.store.review(player.room, seq))["decisions"]
 
 
-def test_a_restart_asks_again_and_too_many_waiting_say_so(app, monkeypatch):
+class Held(list):
+    """The reviews that reached the pool, by key; each holds its slot until `release()`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.event = threading.Event()
+
+    def release(self) -> None:
+        self.event.set()
+
+
+@pytest.fixture
+def started(monkeypatch):
+    """Reviews that reach the pool only to be counted, each running until released."""
+    held = Held()
+
+    def run(self, key, text):
+        held.append(key)
+        assert held.event.wait(WAIT)
+
+    monkeypatch.setattr(web_review.Reviews, "_run", run)
+    yield held
+    held.release()
+
+
+def test_a_restart_asks_again_and_too_many_waiting_say_so(app, monkeypatch, started):
     player = finished_friend_round(app)
-    started = []
-    monkeypatch.setattr(web_review.Reviews, "_run", lambda self, key, text: started.append(key))
     url = f"{player.url}/review/0"
     assert parse(player.get(url).get_data(as_text=True)).find("data-review-pending")
     player.get(url + "/analysis")
-    assert len(started) == 1  # pending: asked once
-    app.extensions.pop("domino-reviews")  # a restart forgets what was pending
+    assert len(started) == 1  # under way: asked once
+    app.extensions.pop("domino-reviews")  # a restart forgets what was under way
     player.get(url + "/analysis")
     assert len(started) == 2
     app.extensions.pop("domino-reviews")
@@ -200,6 +224,67 @@ def test_a_restart_asks_again_and_too_many_waiting_say_so(app, monkeypatch):
     busy = parse(player.get(url + "/analysis").get_data(as_text=True))
     assert busy.find("data-review-pending") and "shortly" in busy.text
     assert len(started) == 2
+
+
+def test_a_review_waits_behind_no_more_than_one_job_of_each_other_client_and_says_its_place(
+    app, started
+):
+    reviews = web_review.Reviews(app.extensions["domino"].rooms.store, 1)
+    assert reviews.request("r", 1, "{}", 0, "203.0.113.1") == ("running", 0)  # holds the slot
+    for seq in (2, 3, 4):  # one client's rooms
+        assert reviews.request(f"r{seq}", seq, "{}", 0, "203.0.113.1")[0] == "waiting"
+    # The other client has nothing running: it goes first, then the two take turns.
+    assert reviews.request("honest", 9, "{}", 0, "198.51.100.7") == ("waiting", 0)
+    assert reviews.request("r4", 4, "{}", 0, "203.0.113.1") == ("waiting", 3)
+    assert reviews.request("r2", 2, "{}", 0, "203.0.113.1") == ("waiting", 1)
+
+
+def test_waiting_reviews_are_capped_per_seat_and_per_address(app, started):
+    reviews = web_review.Reviews(app.extensions["domino"].rooms.store, 1)
+    reviews.request("r", 1, "{}", 0, "203.0.113.1")  # running
+    assert reviews.request("r", 2, "{}", 0, "203.0.113.1")[0] == "waiting"
+    assert reviews.request("r", 3, "{}", 0, "203.0.113.1")[0] == "waiting"
+    assert reviews.request("r", 4, "{}", 0, "203.0.113.1") == ("busy", None)  # the seat's third
+    assert reviews.request("r", 4, "{}", 1, "203.0.113.1")[0] == "waiting"  # another seat's
+    assert reviews.request("s", 1, "{}", 0, "203.0.113.1")[0] == "waiting"
+    assert reviews.request("t", 1, "{}", 0, "203.0.113.1") == ("busy", None)  # the address's 5th
+    assert reviews.request("t", 1, "{}", 0, "198.51.100.7")[0] == "waiting"
+
+
+def test_a_review_nobody_asks_for_any_more_is_dropped_before_it_starts(app, started):
+    now = [0.0]
+    reviews = web_review.Reviews(app.extensions["domino"].rooms.store, 1, clock=lambda: now[0])
+    reviews.request("r", 1, "{}", 0, "203.0.113.1")  # running, holds the slot
+    reviews.request("r", 2, "{}", 0, "203.0.113.1")  # asked once, then its page went away
+    now[0] = 3.0
+    reviews.request("s", 1, "{}", 0, "198.51.100.7")
+    now[0] = web_review.ABANDONED_SECONDS + 1  # "s" was asked 4 s ago, "r" 2 over the limit
+    reviews.request("s", 1, "{}", 0, "198.51.100.7")
+    assert reviews.queue.waiting(("r", 2)) is not None  # dropped when its turn comes, unstarted
+    assert reviews.request("t", 1, "{}", 0, "192.0.2.9")[0] == "waiting"
+    started_before = list(started)
+    reviews.queue.cancel(("r", 1))  # nothing: a running job runs on
+    started.release()
+    assert wait_for(lambda: ("s", 1) in started)
+    assert ("r", 2) not in started and started_before == [("r", 1)]
+
+
+def wait_for(condition, seconds: float = WAIT) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_review_is_stored_when_done_even_if_its_page_has_gone(app):
+    player = finished_friend_round(app)
+    player.get(f"{player.url}/review/0")  # asks once, then never polls
+    reviews = app.extensions["domino-reviews"]
+    assert wait_for(reviews.idle)
+    (seq, _text) = player.services.rooms.store.record_rows(player.room)[0]
+    assert json.loads(player.services.rooms.store.review(player.room, seq))["decisions"]
 
 
 def test_strangers_and_unknown_rounds_get_nothing(app):
@@ -263,11 +348,36 @@ def test_the_page_steps_through_the_round_with_every_hand(app):
     assert bad.one("data-review").get("data-step") == str(len(final.moves))
 
 
-def test_in_a_computer_room_the_player_sees_every_seat_at_once(app):
+def test_in_a_computer_room_the_player_sees_every_seat_once_dealt_again(app):
     player = finished_computer_round(app)
     store = player.services.rooms.store
     ((seq, text),) = store.record_rows(player.room)
     store.save_review(player.room, seq, json.dumps(review.analyze(text, 1, playouts=200)))
     doc = parse(player.get(f"{player.url}/review/0").get_data(as_text=True))
     seats = {row.get("data-decision-seat") for row in doc.find_all("data-decision")}
+    assert seats == {"0"}  # a rematch would hand the player the computer's hand
+    assert player.post("new-round").status_code == 200
+    doc = parse(player.get(f"{player.url}/review/0").get_data(as_text=True))
+    seats = {row.get("data-decision-seat") for row in doc.find_all("data-decision")}
     assert seats == {"0", "1"}
+
+
+def test_the_rematch_keeps_the_others_analysis_back_until_it_is_over(app):
+    tables = friends(app)
+    play_out(tables)
+    store = tables[0].services.rooms.store
+    ((seq, text),) = store.record_rows(tables[0].room)
+    store.save_review(tables[0].room, seq, json.dumps(review.analyze(text, 1, playouts=200)))
+    assert tables[0].post("rematch").status_code == 200
+    assert tables[1].post("accept-rematch").status_code == 200
+    assert tables[0].services.rooms.get(tables[0].room).duplicate is not None
+    for table in tables:  # each now holds the hand the other played: only their own moves
+        doc = parse(table.get(f"{table.url}/review/0").get_data(as_text=True))
+        seats = {row.get("data-decision-seat") for row in doc.find_all("data-decision")}
+        assert seats == {str(table.seat)}
+        assert any("rematch" in note.text for note in doc.find_all("class", "review-note"))
+    play_out(tables)
+    for table in tables:
+        doc = parse(table.get(f"{table.url}/review/0").get_data(as_text=True))
+        seats = {row.get("data-decision-seat") for row in doc.find_all("data-decision")}
+        assert seats == {"0", "1"}

@@ -1,11 +1,17 @@
 """The computer's moves: decided in a process pool, off the event loop and outside the lock.
 
-Each position the computer must answer (a room at a given `seq`) starts one decision. Its
-seat view (never the state) goes to a worker process; the answer is played through
-`Tables.computer_moves`, which commits it only if the room has not moved meanwhile. The move
-comes a fixed pause after the position was committed (when the decision starts), however
-long the decision took, so its timing tells the other player nothing (a decision slower than
-the pause lands on a later multiple of it).
+Each position the computer must answer (a room at a given `seq`, a seat to move) waits as one
+job in a fair queue (web/pools.py), keyed by the room and seat and owned by the client address
+whose request led to it: a newer position replaces an older one that has not started, and one
+client's rooms wait behind each other, never in front of another client's. A started decision
+whose room has moved on is ignored when it returns (`Tables.computer_moves` commits only at the
+`seq` it was asked for). A level switch lets the position settle before deciding (`SETTLE`). A
+decision that fails or takes longer than DECIDE_SECONDS is asked again, with back-off, for as
+long as the room stays at that position, so no table waits for a decision nobody will make.
+
+The seat view (never the state) goes to a worker process; the move comes a fixed pause after
+the position was committed, however long the decision took, so its timing tells the other
+player nothing (a decision slower than the pause lands on a later multiple of it).
 """
 
 from __future__ import annotations
@@ -18,16 +24,25 @@ import select
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 
+from flask import has_request_context, request
+
 from .. import bots
+from ..addresses import subscriber
 from ..views import seat_view
+from .pools import FairQueue, Job
 
 log = logging.getLogger(__name__)
 NICENESS = 10  # the pool yields the processor to the server that holds every socket
 REVIEW_NICENESS = 15  # and a round's review yields it to the computer's moves
 NICE = {"decide": NICENESS, "review": REVIEW_NICENESS}
-DECIDE_SECONDS = 60  # a decision that takes longer is given up (the next nudge asks anew)
+DECIDE_SECONDS = 30  # a decision that runs longer is given up, its worker renewed, and asked again
+SETTLE = 0.4  # seconds a level switch waits for the next before deciding
+WAITING_PER_ADDRESS = 64  # decisions one address may have waiting (past that: asked again later)
+RETRY_SECONDS = (0.5, 1, 2, 4, 8, 15, 30)  # the back-off of a decision asked again
+HOUSE = ""  # the owner of positions no request led to (a restart, a timer)
 
 _pools: dict[tuple[str, int], ProcessPoolExecutor] = {}
 _pools_lock = threading.Lock()
@@ -46,6 +61,8 @@ def pool(
         key = (role, processes)
         current = _pools.get(key)
         if current is None or current is renew:
+            if current is not None:  # its running work ends in its own time, then its processes
+                current.shutdown(wait=False, cancel_futures=True)
             context = multiprocessing.get_context("forkserver")
             current = _pools[key] = ProcessPoolExecutor(
                 processes,
@@ -92,29 +109,61 @@ def _alive(pid: int) -> bool:
 class Computer:
     """The seats the computer plays, in every room of one app."""
 
-    def __init__(self, app, tables, delay_ms: int, processes: int, rng) -> None:
+    def __init__(self, app, tables, delay_ms: int, processes: int, rng, clock=time.monotonic):
         self.app = app
         self.tables = tables
         self.delay = max(delay_ms, 0) / 1000
         self.processes = max(processes, 1)
         self.rng = rng
-        self._pending: set[tuple[str, int]] = set()
+        self.clock = clock
+        # With several processes, one address never holds them all while others wait.
+        self.queue = FairQueue(
+            self.processes, WAITING_PER_ADDRESS, max(self.processes - 1, 1), clock
+        )
+        self._later: set[tuple[str, int]] = set()  # asked again after a back-off
         self._idle = threading.Condition()
+        self._asker = threading.local()  # the owner of the decision this thread plays
 
-    def nudge(self, room) -> None:
+    def nudge(self, room, settle: bool = False) -> None:
         """If a seat the computer plays is to move in `room`, decide (once per position) and
-        move."""
+        move; `settle`: the position came from a level switch, which may be followed by more."""
         if room is None or room.round is None or not room.computer_to_move:
             return
-        key = (room.id, room.seq)
-        with self._idle:
-            if key in self._pending:
-                return
-            self._pending.add(key)
         seat = room.round.turn
-        view = seat_view(room.round, seat)
-        job = (key, room.bots[seat], view, self.rng.getrandbits(64), time.monotonic())
-        threading.Thread(target=self._move, args=job, daemon=True).start()
+        key = (room.id, seat)
+        for job in (self.queue.running(key), self.queue.waiting(key)):
+            if job is not None and job.tag[0] == room.seq:
+                return  # this position is being decided, or waits to be
+        self._offer(room, self._owner(), settle)
+
+    def _owner(self) -> str:
+        """Whose decision this is: the requesting client's address (an IPv6 /64), or the
+        owner of the decision whose move led to it."""
+        if has_request_context():
+            address = request.remote_addr or HOUSE
+            return subscriber(address) or address
+        return getattr(self._asker, "owner", HOUSE)
+
+    def _offer(self, room, owner: str, settle: bool = False, attempt: int = 0) -> None:
+        seat = room.round.turn
+        since = self.clock()
+        seq, level, view = room.seq, room.bots[seat], seat_view(room.round, seat)
+        position = (room.id, seq, level, view, self.rng.getrandbits(64), since, owner, attempt)
+        job = Job(
+            key=(room.id, seat),
+            owner=owner,
+            run=lambda: self._move(*position),
+            not_before=since + SETTLE if settle else 0.0,
+            wanted=lambda: self._still_at(room.id, seq),
+            tag=(seq, attempt),
+        )
+        if not self.queue.offer(job):  # this address has enough waiting: its turn comes later
+            self._again_later(room.id, seat, seq, owner, attempt)
+
+    def _still_at(self, room_id: str, seq: int) -> bool:
+        """True while the room is where the decision was asked (else it is not wanted)."""
+        room = self.tables.get(room_id)
+        return room is not None and room.seq == seq and room.computer_to_move
 
     def start(self) -> None:
         """Start the deciders now (starting one blocks for a moment: better before serving)."""
@@ -123,36 +172,72 @@ class Computer:
     def wait_idle(self, timeout: float = 10.0) -> bool:
         """Wait until no computer move is pending (for tests)."""
         deadline = time.monotonic() + timeout
-        with self._idle:
-            while self._pending:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._idle.wait(left)
-        return True
+        while True:
+            with self._idle:
+                later = bool(self._later)
+            if not later and not self.queue.busy():
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if later:
+                with self._idle:
+                    self._idle.wait(min(left, 0.05))
+            else:
+                self.queue.wait_idle(min(left, 0.05))
 
-    def _move(self, key, level, view, seed, since) -> None:
-        room_id, seq = key
+    def _move(self, room_id, seq, level, view, seed, since, owner, attempt) -> None:
+        self._asker.owner = owner  # the moves this one leads to are this owner's too
         try:
             action = self._decide(level, view, seed)
-            time.sleep(self._pause(time.monotonic() - since))
-            with self.app.app_context():
-                self.tables.computer_moves(room_id, seq, action)
+        except (FutureTimeout, BrokenProcessPool) as error:
+            what = "took too long" if isinstance(error, FutureTimeout) else "lost its worker"
+            log.warning("the computer's decision in room %s %s; asked again", room_id, what)
+            self._again_later(room_id, view.seat, seq, owner, attempt)
+            return
         except Exception:
-            log.exception("the computer could not move in room %s", room_id)
+            log.exception("the computer could not decide in room %s; asked again", room_id)
+            self._again_later(room_id, view.seat, seq, owner, attempt)
+            return
+        time.sleep(self._pause(self.clock() - since))
+        with self.app.app_context():
+            self.tables.computer_moves(room_id, seq, action)
+
+    def _again_later(self, room_id: str, seat: int, seq: int, owner: str, attempt: int) -> None:
+        """Ask the decision again after a back-off, if the room is still at `seq` then."""
+        key = (room_id, seat)
+        wait = RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)]
+        with self._idle:
+            self._later.add(key)
+        timer = threading.Timer(wait, self._again, (key, seq, owner, attempt + 1))
+        timer.daemon = True
+        timer.start()
+
+    def _again(self, key: tuple[str, int], seq: int, owner: str, attempt: int) -> None:
+        try:
+            room = self.tables.get(key[0])
+            due = room is not None and room.seq == seq and room.computer_to_move
+            if due and self.tables.everyone_here(room):  # else their return nudges anew
+                self._offer(room, owner, attempt=attempt)
         finally:
             with self._idle:
-                self._pending.discard(key)
+                self._later.discard(key)
                 self._idle.notify_all()
 
     def _decide(self, level: str, view, seed: int):
-        """The bot's decision, from a worker process (the pool is renewed once if broken)."""
+        """The bot's decision, from a worker process. A broken pool is renewed and asked once
+        more; one that takes too long is renewed (its worker ends when done) for the next."""
         deciders = pool(self.processes)
         try:
-            return deciders.submit(bots.decide, level, view, seed).result(DECIDE_SECONDS)
+            future = deciders.submit(bots.decide, level, view, seed)
         except BrokenProcessPool:
             deciders = pool(self.processes, renew=deciders)
-            return deciders.submit(bots.decide, level, view, seed).result(DECIDE_SECONDS)
+            future = deciders.submit(bots.decide, level, view, seed)
+        try:
+            return future.result(DECIDE_SECONDS)
+        except (FutureTimeout, BrokenProcessPool):
+            pool(self.processes, renew=deciders)
+            raise
 
     def _pause(self, thought: float) -> float:
         """How much longer to wait so the move lands on a multiple of the pause."""

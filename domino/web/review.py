@@ -1,11 +1,17 @@
 """Round review pages: a finished round step by step, and its analysis made off the request path.
 
-The first request for a round's review starts one job (a thread, a greenlet under gevent):
-it sends the record to the review pool (web/computer.py `pool(role="review")`, processes of
-their own below the computer's moves), waits there, and stores the result
-(`Store.save_review`); no request ever waits on the pool. Later requests serve the stored
-review. A restart forgets what was pending: the next poll asks again. At most PENDING_CAP
-reviews run or wait at once; past that the page says to try again shortly.
+The first request for a round's review queues one job (web/pools.py): the next free slot of the
+review pool (web/computer.py `pool(role="review")`, processes of their own below the computer's
+moves) takes the oldest job of the next client in turn, so one client's many reviews wait behind
+each other and never in front of another's. The result is stored (`Store.save_review`) whenever
+the pool finishes it, even if every page that asked has gone; later requests serve it. A job not
+started is dropped once nobody has asked for it for ABANDONED_SECONDS (the page asks every
+second), and each seat and each address may have only a few waiting; the page shows the round's
+place in the queue. No request ever waits on the pool; a restart forgets what was waiting and
+the next poll asks again.
+
+While a round may still be replayed as a rematch, or its rematch is in play, a seat sees the
+analysis of its own moves only: the others' show how to play the hand it may hold next.
 """
 
 from __future__ import annotations
@@ -14,20 +20,28 @@ import hashlib
 import json
 import logging
 import threading
+import time
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from .. import review
+from ..addresses import subscriber
 from ..record import from_record
 from .computer import pool
 from .naming import name_of
 from .pages import seated, tables
+from .pools import FairQueue, Job
 
 bp = Blueprint("review", __name__)
-PENDING_CAP = 64
-REVIEW_SECONDS = 120  # a review that takes longer is given up (the next poll asks anew)
+PENDING_CAP = 64  # reviews waiting in all
+PER_ADDRESS = 4  # reviews one address may have waiting
+PER_SEAT = 2  # and one seat of a room
+ABANDONED_SECONDS = 6.0  # a waiting review nobody asked for this long is dropped unstarted
+REVIEW_SECONDS = 120  # a review running longer frees its slot (its result is stored when done)
 STOP_POLLING = 286  # htmx stops a poll that is answered with this status
 log = logging.getLogger(__name__)
 NO_STORE = {"Cache-Control": "no-store"}
@@ -39,12 +53,14 @@ def seed_of(text: str) -> int:
 
 
 class Reviews:
-    """The reviews of one app: one job per round at most, run in the review pool."""
+    """The reviews of one app: one job per round at most, queued fairly for the review pool."""
 
-    def __init__(self, store, processes: int) -> None:
+    def __init__(self, store, processes: int, clock=time.monotonic) -> None:
         self.store = store
         self.processes = max(processes, 1)
-        self._pending: set[tuple[str, int]] = set()
+        self.clock = clock
+        self.queue = FairQueue(self.processes, PER_ADDRESS, clock=clock)
+        self._asked: dict[tuple[str, int], float] = {}  # when a page last asked, by round
         self._lock = threading.Lock()
 
     def stored(self, room_id: str, seq: int) -> dict | None:
@@ -52,42 +68,73 @@ class Reviews:
         text = self.store.review(room_id, seq)
         return None if text is None else json.loads(text)
 
-    def request(self, room_id: str, seq: int, text: str) -> str:
-        """Start the round's review unless stored or under way: "pending", or "busy" if
-        too many are."""
+    def request(self, room_id: str, seq: int, text: str, seat: int, owner: str):
+        """Ask for the round's review: ("running", 0), ("waiting", how many start before
+        it), or ("busy", None) when its seat, its address or everyone has enough waiting."""
         key = (room_id, seq)
+        now = self.clock()
         with self._lock:
-            if key in self._pending:
-                return "pending"
-            if len(self._pending) >= PENDING_CAP:
-                return "busy"
-            self._pending.add(key)
-        threading.Thread(target=self._run, args=(key, text), daemon=True).start()
-        return "pending"
+            self._asked[key] = now
+            for old in [k for k, at in self._asked.items() if now - at > ABANDONED_SECONDS]:
+                del self._asked[old]
+        if self.queue.running(key) is not None:
+            return "running", 0
+        if self.queue.waiting(key) is None:
+            waiting = self.queue.jobs()
+            mine = sum(1 for job in waiting if job.tag == (room_id, seat))
+            if len(waiting) >= PENDING_CAP or mine >= PER_SEAT:
+                return "busy", None
+            job = Job(
+                key,
+                owner,
+                partial(self._run, key, text),
+                wanted=partial(self._wanted, key),
+                tag=(room_id, seat),
+            )
+            if not self.queue.offer(job):
+                return "busy", None
+        ahead = self.queue.ahead(key)
+        return ("running", 0) if ahead is None else ("waiting", ahead)
 
     def idle(self) -> bool:
-        """True when no review is under way (for tests)."""
-        with self._lock:
-            return not self._pending
+        """True when no review waits or runs (for tests)."""
+        return not self.queue.busy()
+
+    def _wanted(self, key: tuple[str, int]) -> bool:
+        """True while a page has asked for the round lately."""
+        asked = self._asked.get(key)
+        return asked is not None and self.clock() - asked <= ABANDONED_SECONDS
 
     def _run(self, key: tuple[str, int], text: str) -> None:
-        try:
-            result = self._analyze(text)
-            self.store.save_review(*key, json.dumps(result))
-        except Exception:
-            log.exception("the review of room %s round %s failed", *key)
-        finally:
-            with self._lock:
-                self._pending.discard(key)
-
-    def _analyze(self, text: str) -> dict:
-        """The analysis, from a review process (the pool is renewed once if broken)."""
+        """Weigh the round in the review pool; its result is stored when the pool is done."""
         workers = pool(self.processes, role="review")
         try:
-            return workers.submit(review.analyze, text, seed_of(text)).result(REVIEW_SECONDS)
+            future = workers.submit(review.analyze, text, seed_of(text))
         except BrokenProcessPool:
             workers = pool(self.processes, renew=workers, role="review")
-            return workers.submit(review.analyze, text, seed_of(text)).result(REVIEW_SECONDS)
+            future = workers.submit(review.analyze, text, seed_of(text))
+        future.add_done_callback(partial(self._save, key))
+        try:
+            future.result(REVIEW_SECONDS)
+        except FutureTimeout:  # the slot goes to the next; this one's result is still stored
+            log.warning("the review of room %s round %s took too long; kept for later", *key)
+            pool(self.processes, renew=workers, role="review")
+        except Exception:  # said by _save
+            pool(self.processes, renew=workers, role="review")
+
+    def _save(self, key: tuple[str, int], future) -> None:
+        """Store a finished review (a failed one is said in one line; the next poll asks
+        again)."""
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is not None:
+            log.warning("the review of room %s round %s failed: %r", *key, error)
+            return
+        try:
+            self.store.save_review(*key, json.dumps(future.result()))
+        except Exception as problem:  # e.g. the store closed meanwhile
+            log.warning("the review of room %s round %s was not stored: %r", *key, problem)
 
 
 def reviews() -> Reviews:
@@ -102,15 +149,15 @@ def reviews() -> Reviews:
 
 
 def _round(room_id: str, k: int):
-    """The room, the viewer's seat and round `k`'s (seq, record text); 404 for the unseated
-    or a round that is not recorded."""
+    """The room, the viewer's seat, round `k`'s (seq, record text) and every recorded round's;
+    404 for the unseated or a round that is not recorded."""
     found, seat = seated(room_id)
     if found is None or seat is None:
         abort(404)
     rows = tables().rooms.store.record_rows(room_id)
     if not 0 <= k < len(rows):
         abort(404)
-    return found, seat, rows[k]
+    return found, seat, rows[k], rows
 
 
 @bp.get("/r/<room_id>/review")
@@ -128,7 +175,7 @@ def latest(room_id: str):
 @bp.get("/r/<room_id>/review/<int:k>")
 def page(room_id: str, k: int):
     """Round `k` step by step, every hand shown, and the seat's analysis (or a spinner)."""
-    room, seat, (seq, text) = _round(room_id, k)
+    room, seat, (seq, text), rows = _round(room_id, k)
     record = json.loads(text)
     final = from_record(record)
     step = _step(len(final.moves))
@@ -142,7 +189,7 @@ def page(room_id: str, k: int):
         steps=len(final.moves),
         final=final,
         seat_label=lambda other: name_of(tv, other).label,
-        **_analysis(room, seat, seq, text),
+        **_analysis(room, seat, seq, text, rows),
     )
     return body, 200, NO_STORE
 
@@ -150,24 +197,48 @@ def page(room_id: str, k: int):
 @bp.get("/r/<room_id>/review/<int:k>/analysis")
 def analysis(room_id: str, k: int):
     """The analysis fragment (htmx polls it): 286 once ready, which stops the polling."""
-    room, seat, (seq, text) = _round(room_id, k)
-    context = _analysis(room, seat, seq, text)
+    room, seat, (seq, text), rows = _round(room_id, k)
+    context = _analysis(room, seat, seq, text, rows)
     body = render_template("partials/review_analysis.html", k=k, room_id=room_id, **context)
     status = STOP_POLLING if context["ready"] else 200
     return body, status, NO_STORE
 
 
-def _analysis(room, seat: int, seq: int, text: str) -> dict:
+def _analysis(room, seat: int, seq: int, text: str, rounds) -> dict:
     """What the analysis area shows: the rows `seat` may see, or the state of the job."""
     made = reviews().stored(room.id, seq)
     if made is None:
-        state = reviews().request(room.id, seq, text)
-        return {"ready": False, "busy": state == "busy", "rows": [], "partial": False}
+        state, ahead = reviews().request(room.id, seq, text, seat, _address())
+        place = None if ahead is None or state == "running" else ahead + 1
+        return {"ready": False, "job": state, "place": place, "rows": [], "partial": None}
     tv = tables().view(room, seat, live=False)
-    shown = [row for row in made["decisions"] if visible(room, seq, seat, row["seat"])]
+    hidden = held_back(room, seq, rounds)
+    shown = [row for row in made["decisions"] if row["seat"] == seat or hidden is None]
     rows = [_row(row, tv) for row in shown]
-    partial = len(shown) < len(made["decisions"])
-    return {"ready": True, "busy": False, "rows": rows, "partial": partial}
+    partial = hidden if len(shown) < len(made["decisions"]) else None
+    return {"ready": True, "job": "ready", "place": None, "rows": rows, "partial": partial}
+
+
+def _address() -> str:
+    """The requesting client, as the review queue counts it (an IPv6 address by its /64)."""
+    address = request.remote_addr or ""
+    return subscriber(address) or address
+
+
+def held_back(room, seq: int, rounds) -> str | None:
+    """Why the other seats' analysis of the round recorded at `seq` is not shown yet: "deal"
+    until the room has dealt again (till then the round may be replayed as a rematch, the
+    hands moved on), "rematch" while its rematch is in play; None once it may be shown.
+
+    Their moves, weighed, would show how to play the very hand a seat holds in the rematch.
+    """
+    if room.dealt_at < seq:
+        return "deal"
+    if room.duplicate is not None and not room.round.over:
+        replayed = max((at for at, _text in rounds if at < room.dealt_at), default=None)
+        if replayed == seq:
+            return "rematch"
+    return None
 
 
 def _step(steps: int) -> int:
@@ -177,12 +248,6 @@ def _step(steps: int) -> int:
     except ValueError:
         step = steps
     return min(max(step, 0), steps)
-
-
-def visible(room, seq: int, viewer: int, seat: int) -> bool:
-    """May `viewer` see the analysis of `seat`'s moves in the round recorded at `seq`? Their
-    own always; every seat's in a computer room, or once the room has dealt again."""
-    return seat == viewer or room.kind == "computer" or room.dealt_at > seq
 
 
 def _row(row: dict, tv) -> dict:

@@ -122,7 +122,7 @@ class Tables:
             room = self.rooms.set_level(room_id, level, seat)
             if room.seq != before.seq:
                 self._push(room, by)
-        self.nudge(room)
+        self.nudge(room, settle=True)  # another switch may follow: decide once it settles
         return room
 
     def give(self, room_id: str, by: int, seat: int, level: str, params=None) -> Room:
@@ -137,16 +137,17 @@ class Tables:
         self.nudge(room)
         return room
 
-    def hand_over(self, room_id: str, by: int, seat: int, level: str) -> Room:
-        """A player at the table lets the computer play a seat whose player has been away for
-        AWAY_SECONDS; everyone is told. Its player takes it back on return (`nudge`)."""
+    def hand_over(self, room_id: str, by: int, seat: int) -> Room:
+        """A player at the table lets the computer stand in for a player away for
+        AWAY_SECONDS, at the level the room gives it (`Rooms.hand_over`), never one they
+        pick; everyone is told. Its player takes it back on return (`nudge`)."""
         with self._lock(room_id):
             room = self.rooms.require(room_id)
             if by not in room.humans or by not in self.hub.present(room_id):
                 raise RoomError("not-seated")
             if seat == by or seat not in self.away_long(room):
                 raise RoomError("not-away")
-            room = self.rooms.hand_over(room_id, seat, level)
+            room = self.rooms.hand_over(room_id, seat)
             self._push(room, by, "handed-over")
         self.nudge(room)
         return room
@@ -158,6 +159,7 @@ class Tables:
             room = self.rooms.name(room_id, seat, name)
             if room.seq != before.seq:
                 self._push(room, seat)
+        self.nudge(room)  # the room moved on: a decision asked before it is no longer wanted
         return room
 
     def computer_moves(self, room_id: str, seq: int, action) -> Room | None:
@@ -297,12 +299,12 @@ class Tables:
             text = notice(news) if news else None
             return render_table(self.view(room, seat), conn.links, notice=text)
 
-    def nudge(self, room: Room) -> None:
+    def nudge(self, room: Room, settle: bool = False) -> None:
         """Give a seat back to its returning player when due, then let the computer move if
-        it is to (after a restart, nothing else would)."""
+        it is to (after a restart, nothing else would); `settle`: after a level switch."""
         room = self._give_back(room)
         if self.computer is not None and self.everyone_here(room):
-            self.computer.nudge(room)
+            self.computer.nudge(room, settle)
 
     def everyone_here(self, room: Room) -> bool:
         """True when play may go on: every person at the table is connected (a person

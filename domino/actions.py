@@ -6,7 +6,17 @@ from __future__ import annotations
 from . import dealing, game
 from .events import DRAW, PASS, Play
 from .record import move_to_dict
-from .room import ACCEPTS, ASKS, LEVELS, MOVES, NAME_LENGTH, Room, RoomError, apply
+from .room import (
+    ACCEPTS,
+    ASKS,
+    LEVELS,
+    MOVES,
+    NAME_LENGTH,
+    STAND_IN_LEVEL,
+    Room,
+    RoomError,
+    apply,
+)
 from .rules import DEFAULT, Rules
 from .tiles import Tile
 
@@ -16,7 +26,8 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> li
 
     `present` holds the seats with a live connection: play goes on only while every seat a
     person plays is there. A new round or match needs the word of every person at a full
-    table (a preview is dealt again at once); any move cancels an open request.
+    table (`Room.voices`: mid-round, that of a player the computer stands in for too; a
+    preview is dealt again at once); any move cancels an open request.
     """
     if room.bots[seat] is not None:
         raise RoomError("computer-plays")  # handed over while away: taken back at its turn
@@ -78,10 +89,10 @@ def _check_rematch(room: Room) -> None:
 
 
 def agree(room: Room, seat: int, what: str, rng) -> list:
-    """A seat's word for a new round (`what` "round") or a rematch: the deal once every
-    person at the table has given it (while seats are free a new deal is a preview, dealt
-    again at once)."""
-    if set(room.humans) <= room.agreed | {seat} or (what == "round" and not room.full):
+    """A seat's word for a new round (`what` "round") or a rematch: the deal once every seat
+    whose word it needs has given it (`Room.voices`; while seats are free a new deal is a
+    preview, dealt again at once)."""
+    if set(room.voices) <= room.agreed | {seat} or (what == "round" and not room.full):
         return granted(room, what, rng)
     data = {"seat": seat} if what == "round" else {"seat": seat, "what": what}
     return [("ask", data)]
@@ -126,6 +137,13 @@ def level_event(seat: int, level: str) -> tuple[str, dict]:
     if level not in LEVELS:
         raise RoomError("bad-level")
     return ("level", {"seat": seat, "level": level})
+
+
+def stand_in_event(room: Room, seat: int) -> tuple[str, dict]:
+    """The computer plays a held seat while its player is away, at the level it stood in for
+    them at before in this room, else STAND_IN_LEVEL: never a level the others choose, so
+    nobody picks a weak or a strong stand-in for the absent player."""
+    return level_event(seat, room.stand_ins[seat] or STAND_IN_LEVEL)
 
 
 def name_event(seat: int, name: str) -> tuple[str, dict]:

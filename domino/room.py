@@ -32,6 +32,7 @@ ACCEPTS = {"accept-new-round": "round", "accept-rematch": "rematch"}
 ROOM_ACTIONS = (*MOVES, DRAW_UNTIL, *ASKS, *ACCEPTS, "decline-new-round")
 LEVELS = ("easy", "medium", "hard")
 OLD_COMPUTER_SEAT = 1  # the seat of a computer room's "level" events that name none
+STAND_IN_LEVEL = "medium"  # the computer's level for an away player it never stood in for
 NAME_LENGTH = 20  # the longest display name, in characters
 DIGITS = re.compile(r"[0-9]{1,18}")  # a whole number as a form writes it: ASCII digits only
 
@@ -49,7 +50,9 @@ class Room:
     """A room as folded from its events. Seat 0 is the creator.
 
     `seats` holds each seat's secret hash (None: free), `bots` the computer's level on each
-    seat it plays (None: a person plays it, or nobody yet), `names` the seats' display names.
+    seat it plays (None: a person plays it, or nobody yet), `names` the seats' display names
+    and `stand_ins` the level the computer last played each held seat at for its player
+    while they were away (None: never).
     `rounds` counts the dealt rounds that count (0 while the creator waits: a preview);
     `match` is the match in play (rooms with a target only) and `matches` its number;
     `request` is the seat that asked for a new round or match (or, `request_kind`
@@ -76,6 +79,7 @@ class Room:
     request_kind: str | None = None
     duplicate: game.State | None = None
     counter: bool = False
+    stand_ins: tuple[str | None, ...] = (None, None)
 
     @property
     def computer_to_move(self) -> bool:
@@ -98,6 +102,17 @@ class Room:
     def humans(self) -> tuple[int, ...]:
         """The seats people play now (a seat handed to the computer is not one of them)."""
         return tuple(seat for seat, (held, bot) in enumerate(self.taken) if held and bot is None)
+
+    @property
+    def voices(self) -> tuple[int, ...]:
+        """The seats whose word a new deal needs now. While a counted round is in play (a new
+        round or match would throw it away): every seat a person holds, one the computer
+        plays while its player is away included, so such a deal waits for them. Otherwise
+        (between rounds, after a match): the seats people play, the computer giving its
+        word for the others, so "Continue" goes on."""
+        if self.full and self.round is not None and not self.round.over:
+            return tuple(seat for seat, held in enumerate(self.seats) if held is not None)
+        return self.humans
 
     @property
     def free(self) -> tuple[int, ...]:
@@ -172,6 +187,7 @@ def empty(room_id: str, kind: str, rules: Rules = DEFAULT) -> Room:
         tuple(bots),
         rules,
         names=("",) * rules.seats,
+        stand_ins=(None,) * rules.seats,
     )
 
 
@@ -209,8 +225,11 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
     if kind == "decline":
         return replace(room, seq=seq, **_NO_REQUEST)
     if kind == "level":
-        seat = data.get("seat", OLD_COMPUTER_SEAT)
-        return replace(room, bots=_put(room.bots, seat, data["level"]), seq=seq)
+        seat, level = data.get("seat", OLD_COMPUTER_SEAT), data["level"]
+        stand_ins = room.stand_ins
+        if room.seats[seat] is not None:  # a held seat: the computer stands in for its player
+            stand_ins = _put(stand_ins, seat, level)
+        return replace(room, bots=_put(room.bots, seat, level), stand_ins=stand_ins, seq=seq)
     if kind == "back":
         return replace(room, bots=_put(room.bots, data["seat"], None), seq=seq)
     if kind == "name":

@@ -23,6 +23,7 @@ from .actions import (
     name_event,
     rules_event,
     seed_events,
+    stand_in_event,
 )
 from .record import dumps, match_to_dict, to_record
 from .room import Room, RoomError, apply, empty, fold, secret_hash
@@ -173,12 +174,15 @@ class Rooms:
 
     def set_level(self, room_id: str, level: str, seat: int | None = None) -> Room:
         """Switch the level of a seat the computer plays (by default, every such seat that
-        nobody holds); hands and line stay as they are."""
+        nobody holds); hands and line stay as they are. The level of a seat it plays for an
+        away player is not the others' to switch."""
         room = self.require(room_id)
         unheld = [s for s, (held, bot) in enumerate(room.taken) if bot and not held]
         seats = [seat] if seat is not None else unheld
         if not seats or any(room.bots[s] is None for s in seats):
             raise RoomError("not-computer")
+        if any(room.handed(s) for s in seats):
+            raise RoomError("stand-in-level")
         events = [level_event(s, level) for s in seats if room.bots[s] != level]
         return self._commit(room, events) if events else room
 
@@ -192,16 +196,18 @@ class Rooms:
         given += seed_events(fold_in(room, given), by, params or {})
         return self._commit(room, [*given, *self._fresh_if_full(room, given)])
 
-    def hand_over(self, room_id: str, seat: int, level: str) -> Room:
-        """Let the computer play a held seat whose player is away (the caller checks how
-        long), at `level`."""
+    def hand_over(self, room_id: str, seat: int) -> Room:
+        """Let the computer stand in for the player of a held seat who is away (the caller
+        checks how long), at the level `stand_in_event` gives it."""
         room = self.require(room_id)
         if seat not in room.humans:
             raise RoomError("not-away")
-        handed = level_event(seat, level)
+        handed = stand_in_event(room, seat)
         after = apply(room, *handed, room.seq + 1)
-        if after.request is not None and set(after.humans) <= after.agreed:
-            # The seat was the last whose word a request waited for: the computer gives it.
+        if after.request is not None and set(after.voices) <= after.agreed:
+            # Between rounds, the seat was the last whose word a request waited for: the
+            # computer gives it ("Continue" goes on). Mid-round the stand-in gives no word
+            # (`Room.voices`): the request waits for its player.
             return self._commit(room, [handed, *granted(after, after.request_kind, self.rng)])
         return self._commit(room, [handed])
 

@@ -96,9 +96,10 @@ class TableView:
 
     @property
     def people(self) -> int:
-        """How many people play at this table, this one included (not a seat handed to
-        the computer while its player is away)."""
-        return 1 + sum(1 for other in self.company if other.held and other.computer is None)
+        """How many people hold a seat at this table, this one included: a seat the computer
+        plays while its player is away counts, as a new deal mid-round waits for their word
+        too (`Room.voices`)."""
+        return 1 + sum(1 for other in self.company if other.held)
 
 
 def table_view(

@@ -264,7 +264,7 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
 def test_a_handed_seat_is_not_played_by_its_browser_until_taken_back(rooms):
     room, _creator = rooms.create()
     room, _seat, _guest = rooms.join(room.id, None)
-    room = rooms.hand_over(room.id, 1, "easy")
+    room = rooms.hand_over(room.id, 1)
     with pytest.raises(RoomError) as refused:
         decide(room, 1, "new-round", {}, frozenset({0, 1}), random.Random(1))
     assert refused.value.code == "computer-plays"

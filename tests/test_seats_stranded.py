@@ -29,7 +29,7 @@ def test_handing_over_the_last_seat_a_new_round_waits_for_deals(rooms):  # noqa:
     room = finish(rooms, room, random.Random(1))
     room = rooms.act(room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
     assert room.agreed == {0} and room.round.over  # the guest left without a word
-    room = rooms.hand_over(room.id, 1, "easy")
+    room = rooms.hand_over(room.id, 1)
     assert room.handed(1) and not room.round.over and room.rounds == 2
     assert room.request is None
 

@@ -46,6 +46,10 @@ REFUSALS = {
     "bad-seat": N_("There is no such seat at this table."),
     "not-away": N_("That player has not been away long enough to hand their seat over."),
     "not-handed": N_("The computer does not play that seat."),
+    "stand-in-level": N_(
+        "The computer keeps its own level while it plays for someone who is away: "
+        "nobody else at the table can change it."
+    ),
     "bad-name": N_("A name is one line of at most 20 characters."),
     "bad-seed": N_("This page sent a malformed seed for the deal. Reload the page and try again."),
     "no-rematch": N_("A rematch replays a round just finished, and not a rematch itself."),
@@ -73,6 +77,7 @@ STATUSES = {
     "bad-seed": 400,
     "not-creator": 403,
     "not-your-level": 403,
+    "stand-in-level": 403,
     "not-seated": 403,
     "no-room": 404,
 }

@@ -14,8 +14,9 @@ bp = Blueprint("seating", __name__)
 
 @bp.post("/r/<room_id>/computer")
 def computer(room_id: str):
-    """Let the computer play the form's `seat` at the form's `level`: a free seat, given by
-    the table's creator, or the seat of a player away for long, handed over by one present."""
+    """Let the computer play the form's `seat`: a free seat, given by the table's creator at
+    the form's `level`, or the seat of a player away for long, handed over by one present
+    (at the level the room gives a stand-in: the form's is not asked for)."""
     found, seat, refused = acting_seat(room_id)
     if refused is not None:
         return refused
@@ -28,7 +29,7 @@ def computer(room_id: str):
         if other in found.free:
             after = tables().give(room_id, seat, other, level, request.form)
         else:
-            after = tables().hand_over(room_id, seat, other, level)
+            after = tables().hand_over(room_id, seat, other)
             news = notice("handed-over")
     except RoomError as error:
         return refuse(tables().get(room_id), error.code, seat)

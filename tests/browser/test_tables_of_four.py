@@ -225,11 +225,11 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(away_serv
     hand_over = host.locator('[data-hand-over="1"] button')
     expect(hand_over).to_have_count(0)  # not before AWAY_SECONDS
     expect(hand_over).to_be_visible(timeout=TIMEOUT_MS)  # pushed once the time is up
-    host.locator('[data-hand-over="1"] select').select_option("easy")
+    expect(host.locator('[data-hand-over="1"] select')).to_have_count(0)  # no level to pick
     moved = len(room.get(room_id).round.history)
     hand_over.click()
     expect(host.locator('[data-seat="1"][data-computer]')).to_have_count(1)
-    assert room.get(room_id).handed(1) and room.get(room_id).bots[1] == "easy"
+    assert room.get(room_id).handed(1) and room.get(room_id).bots[1] == "medium"
     # The host plays on; the computer plays seats 1 and 2 meanwhile, until it has played 1.
     rng = random.Random(4)
     for _ in range(MAX_MOVES):

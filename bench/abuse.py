@@ -1,4 +1,4 @@
-"""Abuse bench: issue 12's attacks against the production server, another room timed meanwhile.
+"""Abuse bench: issues 12's and 27's attacks against the production server, others timed meanwhile.
 
     .venv/bin/python bench/abuse.py [--only NAME[,NAME]] [--small] [--json-only] [--app-dir DIR]
 
@@ -26,15 +26,39 @@ connections). Each attack is bounded in count and time:
   rate limit allow, for 20 s: the other room's p99 under 50 ms;
 - fuzz: a few thousand malformed requests (CR/LF in /lang/<code>?next=, Host headers with an
   empty or over-long label, websocket handshakes without Sec-WebSocket-Version or -Key, random
-  methods, paths, headers and bodies): no response may be a 500.
+  methods, paths, headers and bodies): no response may be a 500;
+- decision_flood: one address with 10 computer rooms at `hard` switches each room's level
+  (easy, hard, ...) whenever the computer is to move, and moves when it may, as fast as each
+  seat's rate limit allows (RATELIMIT_ACT's 120 a minute, spent at once: one request after
+  another until a 429, then its Retry-After), for 70 s, while a player from 127.0.0.1 plays a
+  computer room at `hard`, timing each reply from its move's acknowledgement to the table in
+  which its turn comes back: the reply's p99 under 2 s, none unanswered, and no table stuck
+  (after the flood every room's table, polled without a reload, is back to its player within
+  30 s). Also printed: how long the decisions' pool stays busy after the flood;
+- review_flood: one address asks for the reviews of 16 finished rounds and polls them every
+  second until the honest review is ready (at most 120 s), then stops at once; another asks
+  for 4 once and never polls. The honest review (127.0.0.1, its own round) is timed alone, on
+  a warm pool, then again under the flood (its stored review deleted from the database
+  between, so the same round is weighed again): under the flood it may take less than 3 times
+  as long, and the review pool (the worker's descendants at its niceness) must be idle (no CPU
+  time for 3 s) within 60 s of the flood's end;
+- stand_in_redeal: a friend table of two, seated with live sockets, the server's
+  DOMINO_AWAY_SECONDS 2; the guest's socket closes, the host hands its seat to the computer
+  once offered, then asks 5 times for a new round (the table's seq each time) and switches
+  the stand-in's level 4 times: every one must be refused (what was granted is read from the
+  stored events: a "deal", a "level" of the stand-in's seat).
+
+Each attack's figures include the machine's 1-minute load average at its end (`load_1m`): the
+machine is shared, and timings mean little without it.
 
 Prints a table, then one JSON line with a key per attack, each with its `ok`. The exit code is
 0 whatever the figures (it is a measurement), unless the bench itself fails.
 
 This module is the command line and the per-attack server; the rest lives beside it: honest.py
 (the other room and its figures), socket_attacks.py (supersede, big_message), http_attacks.py
-(slow_bodies, record_downloads, computer_rooms), fuzz.py, and wire.py (the attackers' addresses,
-HTTP sessions, raw sockets and websocket frames).
+(slow_bodies, record_downloads, computer_rooms), fuzz.py, pool_attacks.py (decision_flood,
+review_flood, stand_in_redeal, each timing an honest room or review of its own), and wire.py
+(the attackers' addresses, HTTP sessions, raw sockets and websocket frames).
 """
 
 from __future__ import annotations
@@ -56,6 +80,7 @@ from fuzz import fuzz
 from honest import Honest, honest_figures, honest_ok
 from http_attacks import computer_rooms, prepare_records, record_downloads, slow_bodies
 from load import raise_open_files, worker_pid
+from pool_attacks import AWAY_SECONDS, decision_flood, review_flood, stand_in_redeal
 from socket_attacks import PING_SECONDS, big_message, supersede
 
 ATTACKS = (
@@ -66,17 +91,25 @@ ATTACKS = (
     "record_downloads_unlimited",
     "computer_rooms",
     "fuzz",
+    "decision_flood",
+    "review_flood",
+    "stand_in_redeal",
 )
 FULL = SimpleNamespace(
     seats=100, rounds=3, message_mb=256, bodies=2000, header_drips=300, timeout=10, cap=None,
     record_rounds=600, download_s=15, computer_rooms=20, computer_s=20, fuzz=3000,
+    flood_rooms=10, flood_s=70, pool_watch_s=60, reviews=16, abandoned=4, review_cap_s=120,
+    redeals=5, level_switches=4,
 )  # fmt: skip
 SMALL = SimpleNamespace(
     seats=10, rounds=2, message_mb=16, bodies=200, header_drips=60, timeout=3, cap=50,
     record_rounds=100, download_s=4, computer_rooms=4, computer_s=5, fuzz=300,
+    flood_rooms=3, flood_s=6, pool_watch_s=20, reviews=4, abandoned=1, review_cap_s=60,
+    redeals=3, level_switches=2,
 )  # fmt: skip
 RUNS = {f.__name__: f for f in (supersede, big_message, slow_bodies, record_downloads,
-                                computer_rooms, fuzz)}  # fmt: skip
+                                computer_rooms, fuzz, decision_flood, review_flood,
+                                stand_in_redeal)}  # fmt: skip
 # The same downloads with the server's rate limits off: what serving a record costs.
 RUNS["record_downloads_unlimited"] = record_downloads
 PUSH_LIMIT_MS = {
@@ -85,6 +118,8 @@ PUSH_LIMIT_MS = {
     "record_downloads_unlimited": 100,
     "computer_rooms": 50,
 }
+# Settings of one attack's server only.
+ATTACK_ENV = {"stand_in_redeal": {"DOMINO_AWAY_SECONDS": f"{AWAY_SECONDS:g}"}}
 
 
 def run_attack(name: str, args) -> tuple[dict, list[str]]:
@@ -102,6 +137,7 @@ def run_attack(name: str, args) -> tuple[dict, list[str]]:
         }
         if args.size.cap is not None:
             env["DOMINO_MAX_CONNECTIONS_PER_ADDRESS"] = str(args.size.cap)
+        env.update(ATTACK_ENV.get(name, {}))
         app = Server.UNLIMITED if name.endswith("_unlimited") else "app:create_app()"
         server = Server(db, free_port(), app=app, env=env, root=args.app_dir)
         server.start()
@@ -123,6 +159,7 @@ def run_attack(name: str, args) -> tuple[dict, list[str]]:
                 honest.proc.terminate()
             server.kill()
     result["seconds"] = round(time.monotonic() - started, 1)
+    result["load_1m"] = round(os.getloadavg()[0], 2)
     result.update(honest_figures(found, honest.ready))
     if name in PUSH_LIMIT_MS:
         result["ok"] = result.get("ok", True) and honest_ok(result, PUSH_LIMIT_MS[name])
@@ -131,7 +168,7 @@ def run_attack(name: str, args) -> tuple[dict, list[str]]:
         line,
         f"healthz p50/p99 {h['healthz_p50_ms']}/{h['healthz_p99_ms']} ms "
         f"({h['healthz_failed']} failed); other room's push p50/p99 {h['push_p50_ms']}/"
-        f"{h['push_p99_ms']} ms over {h['honest_moves']} moves",
+        f"{h['push_p99_ms']} ms over {h['honest_moves']} moves; load {h['load_1m']}",
     ]
     if h["honest_errors"]:
         lines.append(f"other room's errors: {h['honest_errors']}")

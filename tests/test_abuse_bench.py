@@ -1,7 +1,9 @@
-"""The abuse bench in small: issue 12's attacks against the production server (bench/abuse.py).
+"""The abuse bench in small: issues 12's and 27's attacks against the production server
+(bench/abuse.py).
 
-Only what must hold on any machine is checked: timings (the other room's latencies) are
-figures of the bench, not assertions here.
+Only what must hold on any machine is checked: timings (the other room's latencies, the
+honest computer replies and reviews, the pools' idle times) are figures of the bench, not
+assertions here.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from abuse import ATTACKS  # noqa: E402
 @pytest.fixture(scope="module")
 def result():
     command = [sys.executable, "bench/abuse.py", "--small", "--json-only"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.strip().splitlines()
     assert len(lines) == 1, done.stdout
@@ -88,3 +90,34 @@ def test_malformed_requests_never_get_a_500(result):
     assert found["requests"] > 250, found
     assert found["status_500"] == 0, found["examples_500"]
     assert {"lang_crlf", "host_label", "ws_handshake", "random"} <= set(found["by_kind"])
+
+
+@pytest.mark.slow
+def test_a_flood_of_level_switches_leaves_no_table_waiting_on_the_computer(result):
+    found = result["decision_flood"]
+    # --small: 3 rooms spending their seats' budgets at once (120 actions a minute each)
+    assert found["rooms"] == 3 and found["level_requests"] > 30, found
+    assert found["honest_replies"] > 0 and found["honest_unanswered"] == 0, found
+    assert found["stuck"] == 0, found
+
+
+@pytest.mark.slow
+def test_a_flood_of_reviews_lets_the_honest_review_through_and_the_pool_rest(result):
+    found = result["review_flood"]
+    assert "error" not in found, found
+    assert found["reviews"] == 4 and found["abandoned"] == 1, found
+    assert found["attacker_pages"] == {"200": 5}, found  # every review was asked for
+    assert sum(found["attacker_polls"].values()) > 0, found
+    assert not found["honest_flood_cached"], found  # the same round was weighed again
+    assert found["honest_alone_s"] > 0 and found["honest_flood_s"] is not None, found
+    assert found["review_processes_seen"] > 0, found  # the pool's processes were found
+    assert found["pool_idle_after_s"] is not None, found
+
+
+@pytest.mark.slow
+def test_a_seat_handed_to_the_computer_neither_redeals_nor_changes_level_for_the_host(result):
+    found = result["stand_in_redeal"]
+    assert "error" not in found, found
+    assert found["redeals_tried"] == 3 and found["levels_tried"] == 2, found
+    assert found["redeals_granted"] == 0 and found["redeals_refused"] == 3, found
+    assert found["levels_granted"] == 0 and found["levels_refused"] == 2, found

@@ -59,6 +59,26 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> li
     raise RoomError("unknown-action")
 
 
+def redeals(room: Room, seat: int, action: str) -> bool:
+    """True when `seat`'s `action` would deal a fresh hand at once in place of a round still in
+    play: a new round or match asked for, or agreed to, mid-round by the last seat whose word
+    it waited for (against the computer: the one person, at once). Dealing again and again
+    like this is how a hand is fished for; the web counts these requests against a tight
+    budget (web/limits.py). A new round after the round is over is not one of them."""
+    if ASKS.get(action, ACCEPTS.get(action)) != "round" or room.bots[seat] is not None:
+        return False
+    if not room.full or room.round is None or room.round.over:
+        return False
+    return set(room.voices) <= room.agreed | {seat}
+
+
+def fills(room: Room, seat: int) -> bool:
+    """True when giving `seat` to the computer takes the table's last free seat: the table is
+    then dealt afresh, its first round that counts (a room of one person and the computer,
+    like a computer room)."""
+    return room.free == (seat,)
+
+
 def seed_events(room: Room, seat: int, params: dict) -> list:
     """The "seed" of a seat's request that may lead to a deal: its browser's client seed, kept
     if sent for the commitment pending now (a seed for an older one counts for nothing)."""

@@ -9,6 +9,13 @@ Configured by
 - ``RATELIMIT_ENABLED``: on by default, off for an app in testing mode unless set;
 - ``RATELIMIT_CREATE``: creating rooms, with a friend or against the computer, together, per
   client address;
+- ``RATELIMIT_DEAL``: fresh hands a player could look at and throw away, to fish for a better
+  one: rooms created against the computer, a free seat given to the computer that fills the
+  table, and a new round or match that deals at once in place of a round in play (the one
+  person against the computer, or the last word asked for: `domino.actions.redeals`),
+  together, per client address (a new room has no seat yet, and a seat is easily had anew).
+  These requests also count against their own scope above. A new round after a round is over
+  is not counted: nothing is thrown away;
 - ``RATELIMIT_JOIN``: taking a seat from an invitation, per client address (the joiner has no
   seat yet);
 - ``RATELIMIT_ACT``: moves, new-round answers, level switches, seats given or handed to the
@@ -21,7 +28,7 @@ Configured by
 - ``RATELIMIT_HEADERS_ENABLED``: off by default; on, a limited answer carries
   ``X-RateLimit-Limit``, ``X-RateLimit-Remaining``, ``X-RateLimit-Reset`` and ``Retry-After``.
 
-A limit is a `limits` string such as ``"20 per minute; 200 per day"``. One of the five not set
+A limit is a `limits` string such as ``"20 per minute; 200 per day"``. One of the six not set
 in the app's config is read from the environment, as ``DOMINO_`` and its name
 (``DOMINO_RATELIMIT_ACT="100000 per minute"``: a bench keeps the limits on, too high to
 refuse), else it is the default below. Every limit of a string is checked, the shortest
@@ -37,8 +44,8 @@ corrected by ProxyFix behind a proxy); IPv6 addresses count by their /64, the bl
 subscriber usually gets.
 
 A refused request gets 429, a ``Retry-After`` header and the translated message: an error
-page, or for htmx the ``#notice`` fragment, like the other refusals. A refused join instead
-shows the message and a button that posts the join again.
+page, or for htmx the ``#notice`` fragment, like the other refusals (a refused deal says why).
+A refused join instead shows the message and a button that posts the join again.
 """
 
 from __future__ import annotations
@@ -54,9 +61,11 @@ from limits import RateLimitItem, parse_many
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
+from ..actions import fills, redeals
 from ..addresses import subscriber
+from ..room import RoomError, seat_number
 from . import ratestore  # noqa: F401 (registers the domino-memory:// storage)
-from .messages import error_message
+from .messages import error_message, refusal
 from .pages import seated
 
 CREATE_LIMIT = "20 per minute; 200 per day"
@@ -64,6 +73,9 @@ JOIN_LIMIT = "60 per minute"
 ACT_LIMIT = "120 per minute"
 RECORD_LIMIT = "30 per minute"
 REVIEW_LIMIT = "150 per minute"
+# A few fresh hands a minute, and not many more an hour: picking the best of them is not worth
+# the wait (a round over is followed by a new one outside this budget).
+DEAL_LIMIT = "3 per minute; 20 per hour"
 JOIN = "pages.join"
 ENVIRONMENT_PREFIX = "DOMINO_"
 
@@ -91,6 +103,25 @@ def _seat_key() -> str | None:
     return None if seat is None else f"seat:{room_id}:{seat}"
 
 
+def deals_afresh() -> bool:
+    """True when this request would deal a fresh hand that its player could throw away to
+    fish for a better one (RATELIMIT_DEAL): a room against the computer, the last free seat
+    given to the computer, a new round or match dealt at once mid-round."""
+    if request.endpoint == "pages.play_computer":
+        return True
+    room_id = (request.view_args or {}).get("room_id")
+    room, seat = seated(room_id) if room_id else (None, None)
+    if room is None or seat is None:
+        return False
+    if request.endpoint == "pages.act":
+        return redeals(room, seat, request.view_args.get("action", ""))
+    try:
+        given = seat_number(request.form.get("seat"), room.rules.seats)
+    except RoomError:
+        return False  # refused by the view
+    return seat == 0 and fills(room, given)
+
+
 # scope: (setting, budget key, the endpoints that share the budget)
 LIMITED = {
     "create": ("RATELIMIT_CREATE", client_address, ("pages.create_room", "pages.play_computer")),
@@ -103,22 +134,37 @@ LIMITED = {
     "record": ("RATELIMIT_RECORD", seat_key, ("pages.record",)),
     "review": ("RATELIMIT_REVIEW", seat_key, ("review.latest", "review.page", "review.analysis")),
 }
+# scope: (setting, budget key, the endpoints it may count, which of their requests it counts,
+# the refusal's message); checked after the endpoint's own scope in LIMITED
+SOMETIMES = {
+    "deal": (
+        "RATELIMIT_DEAL",
+        client_address,
+        ("pages.play_computer", "pages.act", "seating.computer"),
+        deals_afresh,
+        lambda: refusal("too-many-deals"),
+    ),
+}
 DEFAULTS = {
     "RATELIMIT_CREATE": CREATE_LIMIT,
     "RATELIMIT_JOIN": JOIN_LIMIT,
     "RATELIMIT_ACT": ACT_LIMIT,
     "RATELIMIT_RECORD": RECORD_LIMIT,
     "RATELIMIT_REVIEW": REVIEW_LIMIT,
+    "RATELIMIT_DEAL": DEAL_LIMIT,
 }
 
 
 @dataclass(frozen=True)
 class Scope:
-    """A budget shared by some endpoints: its name, its limits (shortest window first), its key."""
+    """A budget shared by some endpoints: its name, its limits (shortest window first), its key;
+    `counts` picks the requests it counts (all by default), `message` words its refusal."""
 
     name: str
     items: tuple[RateLimitItem, ...]
     key: Callable[[], str]
+    counts: Callable[[], bool] = lambda: True
+    message: Callable[[], str] = lambda: error_message(429)
 
 
 class Limiter:
@@ -128,30 +174,43 @@ class Limiter:
         self.storage = storage_from_string(config["RATELIMIT_STORAGE_URI"])
         self.limiter = FixedWindowRateLimiter(self.storage)
         self.headers = bool(config.get("RATELIMIT_HEADERS_ENABLED"))
-        self.scopes: dict[str, Scope] = {}
+        self.scopes: dict[str, Scope] = {}  # each limited endpoint's own scope
+        self.sometimes: dict[str, list[Scope]] = {}  # scopes that count some of its requests
         for name, (setting, key, endpoints) in LIMITED.items():
             scope = Scope(name, tuple(sorted(parse_many(config[setting]))), key)
             self.scopes.update(dict.fromkeys(endpoints, scope))
+        for name, (setting, key, endpoints, counts, message) in SOMETIMES.items():
+            scope = Scope(name, tuple(sorted(parse_many(config[setting]))), key, counts, message)
+            for endpoint in endpoints:
+                self.sometimes.setdefault(endpoint, []).append(scope)
 
     def check(self):
-        """Count this request against its scope's limits: None, or the refusal if one is spent."""
+        """Count this request against its scopes' limits: None, or the refusal if one is spent."""
         scope = self.scopes.get(request.endpoint)
         if scope is None:
             return None
         key = scope.key()
+        refused = self.spend(scope, key)
+        if refused is None and self.headers:
+            g.rate_limit = (scope.items[0], key, scope.name)
+        for other in self.sometimes.get(request.endpoint, ()):
+            if refused is None and other.counts():
+                refused = self.spend(other, other.key())
+        return refused
+
+    def spend(self, scope: Scope, key: str):
+        """Count this request against `scope`'s limits: None, or the refusal if one is spent."""
         for item in scope.items:
             if not self.limiter.hit(item, key, scope.name):
-                return self.refuse(item, key, scope.name)
-        if self.headers:
-            g.rate_limit = (scope.items[0], key, scope.name)
+                return self.refuse(item, key, scope)
         return None
 
-    def refuse(self, item: RateLimitItem, key: str, scope: str):
+    def refuse(self, item: RateLimitItem, key: str, scope: Scope):
         """The 429 answer, with the seconds until the spent limit's window ends."""
         if self.headers:
-            g.rate_limit = (item, key, scope)
-        wait = max(1, math.ceil(self.reset_at(item, key, scope) - time.time()))
-        return _refusal(error_message(429)), 429, {"Retry-After": str(wait)}
+            g.rate_limit = (item, key, scope.name)
+        wait = max(1, math.ceil(self.reset_at(item, key, scope.name) - time.time()))
+        return _refusal(scope.message()), 429, {"Retry-After": str(wait)}
 
     def reset_at(self, item: RateLimitItem, *identifiers: str) -> int:
         """When the limit's window ends, in whole seconds since the epoch (as Flask-Limiter)."""

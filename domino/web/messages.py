@@ -54,6 +54,11 @@ REFUSALS = {
     "bad-seed": N_("This page sent a malformed seed for the deal. Reload the page and try again."),
     "no-rematch": N_("A rematch replays a round just finished, and not a rematch itself."),
     "other-request": N_("Another request is waiting for an answer: answer it first."),
+    # a rate limit (web/limits.py)
+    "too-many-deals": N_(
+        "That is a lot of fresh deals in a short time: wait a little before dealing again. "
+        "A new round once a round is over can always be dealt."
+    ),
     # the connection
     "not-seated": N_("You do not have a seat at this table."),
     "not-connected": N_("Your connection to the table is not open yet. Try again in a moment."),
@@ -80,6 +85,7 @@ STATUSES = {
     "stand-in-level": 403,
     "not-seated": 403,
     "no-room": 404,
+    "too-many-deals": 429,
 }
 
 

@@ -45,8 +45,12 @@ connections). Each attack is bounded in count and time:
 - stand_in_redeal: a friend table of two, seated with live sockets, the server's
   DOMINO_AWAY_SECONDS 2; the guest's socket closes, the host hands its seat to the computer
   once offered, then asks 5 times for a new round (the table's seq each time) and switches
-  the stand-in's level 4 times: every one must be refused (what was granted is read from the
-  stored events: a "deal", a "level" of the stand-in's seat).
+  the stand-in's level 4 times: none may be granted (what was granted is read from the stored
+  events: a "deal", a "level" of the stand-in's seat; refused means a 4xx, and a 200 that
+  dealt nothing, e.g. a request left waiting for the away player's word, is counted apart).
+
+In both floods each attacker's room is created from an address of its own (a server may limit
+the computer rooms one address creates), then played and flooded from the attacker's one.
 
 Each attack's figures include the machine's 1-minute load average at its end (`load_1m`): the
 machine is shared, and timings mean little without it.

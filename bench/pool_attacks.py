@@ -26,7 +26,13 @@ Each attack takes the run's context (bench/abuse.py) and returns (figures, one l
   seat over, the host does (POST /r/<id>/computer seat=1 level=hard), then asks for a new
   round (`redeals` times, each with the table's current seq) and switches the stand-in's level
   (`level_switches` times). What was granted is read from the stored events (a "deal", a
-  "level" of seat 1 after the hand-over), what was refused from the answers.
+  "level" of seat 1 after the hand-over), what was refused from the answers (a 4xx; a 200
+  that dealt nothing, e.g. a request left waiting for the away player's word, is counted
+  apart, with the "ask" events stored): nothing may be granted.
+
+In both floods each attacker's room is created from an address of its own (a server may limit
+the computer rooms one address creates: RATELIMIT_DEAL), then played and flooded from the
+attacker's one address: the pools serve their work by the address that asked for it.
 """
 
 from __future__ import annotations
@@ -132,11 +138,23 @@ async def move(human: Browser, found, tally: Tally, rng) -> tuple[int | str, str
     return status, text
 
 
-async def seat_computer_rooms(url: str, http, count: int, level: str, tally: Tally):
-    """`count` computer rooms at `level` from one HTTP session (one address), sockets open."""
+async def seat_computer_rooms(
+    url: str, http, count: int, level: str, tally: Tally, made_from: int | None = None
+):
+    """`count` computer rooms at `level`, played from one HTTP session (one address), their
+    sockets open. With `made_from`, each room is created from an address of its own in that
+    block (a server may limit the computer rooms one address creates: RATELIMIT_DEAL), then
+    played from `http`'s; else created from `http`'s too."""
     humans = [Browser(url, http) for _ in range(count)]
-    for human in humans:
-        await human.create_room(computer=level)
+    for index, human in enumerate(humans):
+        maker = http if made_from is None else session(source(made_from, index), total=30)
+        human.http = maker
+        try:
+            await human.create_room(computer=level)
+        finally:
+            human.http = http
+            if maker is not http:
+                await maker.close()
         await human.open_page()
     for human in humans:
         await human.connect(http, False, tally)
@@ -238,7 +256,7 @@ async def decision_flood(ctx) -> tuple[dict, str]:
     size = ctx.size
     tally, honest_tally = Tally(), Tally()
     http = session(source(8), total=30)
-    attackers = await seat_computer_rooms(ctx.url, http, size.flood_rooms, "hard", tally)
+    attackers = await seat_computer_rooms(ctx.url, http, size.flood_rooms, "hard", tally, 12)
     honest_http = session(total=30)  # 127.0.0.1
     honest = (await seat_computer_rooms(ctx.url, honest_http, 1, "hard", honest_tally))[0]
     decide_nice = pool_nice(ctx.worker, DECIDE_NICENESS)
@@ -367,8 +385,8 @@ async def review_flood(ctx) -> tuple[dict, str]:
     honest_http = session(total=30)  # 127.0.0.1
     polling_http, leaving_http = session(source(9), total=30), session(source(10), total=30)
     honest = (await seat_computer_rooms(ctx.url, honest_http, 1, "easy", tally))[0]
-    pollers = await seat_computer_rooms(ctx.url, polling_http, size.reviews, "easy", tally)
-    leavers = await seat_computer_rooms(ctx.url, leaving_http, size.abandoned, "easy", tally)
+    pollers = await seat_computer_rooms(ctx.url, polling_http, size.reviews, "easy", tally, 13)
+    leavers = await seat_computer_rooms(ctx.url, leaving_http, size.abandoned, "easy", tally, 14)
     everyone = [honest, *pollers, *leavers]
     rng = random.Random(28)
     setup = time.monotonic() + SETUP_S
@@ -584,16 +602,13 @@ async def stand_in_redeal(ctx) -> tuple[dict, str]:
         await close_browsers([host, guest])
     tried, granted = result["redeals_tried"], result["redeals_granted"]
     levels, level_granted = result["levels_tried"], result["levels_granted"]
-    result["ok"] = (
-        tried > 0
-        and levels > 0
-        and result["redeals_refused"] == tried
-        and result["levels_refused"] == levels
-    )
+    result["ok"] = tried > 0 and levels > 0 and not granted and not level_granted
     line = (
         f"handed over after {result['offered_after_s']} s away; re-deals: {granted} of {tried} "
-        f"granted, {result['redeals_refused']} refused; the stand-in's level: {level_granted} "
-        f"of {levels} switches granted, {result['levels_refused']} refused"
+        f"granted, {result['redeals_refused']} refused, {result['redeals_other']} answered "
+        f"without a deal ({result['requests_waiting']} left waiting as a request); the "
+        f"stand-in's level: {level_granted} of {levels} switches granted, "
+        f"{result['levels_refused']} refused"
     )
     return result, line
 
@@ -655,6 +670,7 @@ async def redeal_through(ctx, host: Browser, guest: Browser) -> dict:
             levels["other"] += 1
     return {
         "offered_after_s": offered,
+        "requests_waiting": events_since(db, room, handed, "ask"),
         **{f"redeals_{k}": n for k, n in redeals.items()},
         **{f"levels_{k}": n for k, n in levels.items()},
         "statuses": dict(statuses),

@@ -3,6 +3,10 @@ no Flask). The room folds them with `domino.room.apply`."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections.abc import Iterable
+
 from . import dealing, game
 from .events import DRAW, PASS, Play
 from .record import move_to_dict
@@ -166,12 +170,39 @@ def stand_in_event(room: Room, seat: int) -> tuple[str, dict]:
     return level_event(seat, room.stand_ins[seat] or STAND_IN_LEVEL)
 
 
-def name_event(seat: int, name: str) -> tuple[str, dict]:
-    """A seat's display name: trimmed, one line, at most NAME_LENGTH characters ("" for none)."""
+def name_event(seat: int, name: str, reserved: Iterable[str] = ()) -> tuple[str, dict]:
+    """A seat's display name: trimmed, one line, at most NAME_LENGTH characters ("" for none),
+    and none of the `reserved` words (`is_reserved`: the table's own words for a seat)."""
     name = " ".join(str(name).split())
     if len(name) > NAME_LENGTH or not name.isprintable():
         raise RoomError("bad-name")
+    if is_reserved(name, reserved):
+        raise RoomError("reserved-name")
     return ("name", {"seat": seat, "name": name})
+
+
+WORD = re.compile(r"[^\W_]+")  # a run of letters and digits: "_", "-", "’" and spaces part words
+
+
+def name_words(text: str) -> tuple[str, ...]:
+    """The words of `text` as names are compared: NFKC, case-folded, accents dropped ("Yóu",
+    "ＹＯＵ" and "you" are one word)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    bare = "".join(c for c in unicodedata.normalize("NFD", folded) if not unicodedata.combining(c))
+    return tuple(WORD.findall(unicodedata.normalize("NFKC", bare)))
+
+
+def is_reserved(name: str, reserved: Iterable[str]) -> bool:
+    """True when `name` is, or holds as whole words in a row, one of the `reserved` words or
+    phrases: with "you" and "your partner" reserved, "You" and "Your partner Bob" are, and
+    "Youssef" and "Partner" are not."""
+    words = name_words(name)
+    for phrase in reserved:
+        wanted = name_words(phrase)
+        size = len(wanted)
+        if size and any(words[i : i + size] == wanted for i in range(len(words) - size + 1)):
+            return True
+    return False
 
 
 def rules_event(rules: Rules) -> tuple[str, dict]:

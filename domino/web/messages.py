@@ -51,6 +51,10 @@ REFUSALS = {
         "nobody else at the table can change it."
     ),
     "bad-name": N_("A name is one line of at most 20 characters."),
+    "reserved-name": N_(
+        "The table already uses that name for a seat (such as “you”, “your partner” or "
+        "“East”), so others could mistake you for that seat: choose another name."
+    ),
     "bad-seed": N_("This page sent a malformed seed for the deal. Reload the page and try again."),
     "no-rematch": N_("A rematch replays a round just finished, and not a rematch itself."),
     "other-request": N_("Another request is waiting for an answer: answer it first."),
@@ -79,6 +83,7 @@ STATUSES = {
     "bad-rules": 400,
     "bad-seat": 400,
     "bad-name": 400,
+    "reserved-name": 400,
     "bad-seed": 400,
     "not-creator": 403,
     "not-your-level": 403,

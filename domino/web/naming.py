@@ -5,7 +5,8 @@ and four seats a seat is named by where it sits, seen from the viewer: the viewe
 and play goes round counter-clockwise, so the next seat is East, the one across is North and
 the one before is West (three seats: East and West). At four seats the one across is the
 viewer's partner and is called "your partner". A seat whose player gave a display name is
-called by that name (shown escaped, like any text).
+called by that name (shown escaped, like any text), which may therefore be none of those words
+in any language (`reserved_words`): a player named "Your partner" would pass for one.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import current_app
+from flask_babel import force_locale, get_translations
 
 from ..tableview import TableView
 from . import rules_text
 from .faces import BACKS
-from .i18n import gettext, ngettext, pgettext, words
+from .i18n import LANGUAGES, Words, gettext, ngettext, pgettext, speaking, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,42 @@ def name_of(tv: TableView, seat: int) -> Name:
         return Name(gettext("Your partner"), gettext("your partner"))
     where = place(tv, seat)
     return Name(where, where)
+
+
+def seat_words() -> tuple[str, ...]:
+    """Every word the table calls a seat by in the current language: what `name_of` and
+    `place` say of a seat that has no display name."""
+    return (
+        gettext("You"),
+        gettext("you"),
+        gettext("The computer"),
+        gettext("the computer"),
+        gettext("Your friend"),
+        gettext("your friend"),
+        gettext("Your partner"),
+        gettext("your partner"),
+        pgettext("seat", "East"),
+        pgettext("seat", "West"),
+        pgettext("seat", "North"),
+    )
+
+
+RESERVED: dict[str, frozenset[str]] = {}  # the catalogs never change while we run
+
+
+def reserved_words() -> frozenset[str]:
+    """The seat words of every language we speak: no display name may be one or hold one
+    (`domino.actions.is_reserved`), whichever language the others read the table in."""
+    found = RESERVED.get("all")
+    if found is None:
+        every = set()
+        for lang in LANGUAGES:
+            with force_locale(lang):
+                catalog = get_translations()
+            with speaking(Words(lang, catalog)):
+                every.update(seat_words())
+        found = RESERVED["all"] = frozenset(every)
+    return found
 
 
 def _given(tv: TableView, seat: int) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, request
 
+from ..actions import name_event
 from ..room import RoomError
 from .messages import notice
+from .naming import reserved_words
 from .pages import acting_seat, form_seat, refuse, tables
 from .render import links, render_table
 
@@ -38,12 +40,15 @@ def computer(room_id: str):
 
 @bp.post("/r/<room_id>/name")
 def name(room_id: str):
-    """Set this seat's display name (up to 20 characters; empty for none)."""
+    """Set this seat's display name (up to 20 characters; empty for none; none of the words
+    the table calls a seat by, in any language)."""
     _found, seat, refused = acting_seat(room_id)
     if refused is not None:
         return refused
+    text = request.form.get("name", "")
     try:
-        after = tables().name(room_id, seat, request.form.get("name", ""))
+        name_event(seat, text, reserved_words())  # refused before anything is stored
+        after = tables().name(room_id, seat, text)
     except RoomError as error:
         return refuse(tables().get(room_id), error.code, seat)
     return render_table(tables().view(after, seat), links(after))

@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import configparser
+import contextlib
+import ipaddress
 import json
+import os
+import re
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from supervisor.datatypes import dict_of_key_value_pairs
 
+from domino import addresses
 from domino.cluster import Cluster, Shard, folders, tool
 from domino.cluster.__main__ import cluster_of, main, parse_args
 from domino.cluster.files import write
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from shards import nginx_missing
+from shards import free_ports, nginx_missing
 
 needs_nginx = pytest.mark.skipif(
     nginx_missing(), reason="nginx is not installed (apt-get install nginx)"
@@ -121,6 +129,125 @@ def test_only_trusted_proxies_may_say_the_client_came_over_https(tmp_path):
     assert "proxy_set_header X-Forwarded-Proto $client_scheme;" in behind
     assert "geo $realip_remote_addr $via_trusted" in behind and "10.1.0.0/16 1;" in behind
     assert '"1:https" https;' in behind  # only a trusted peer's "https" counts
+
+
+# --- nginx's caps and open files -------------------------------------------------------------
+
+
+def test_one_client_is_counted_by_its_address_and_by_its_ipv6_64(tmp_path):
+    conf = written(tmp_path).nginx_config.read_text()
+    assert "limit_conn_zone $client_address zone=per_address:10m;" in conf
+    assert "limit_conn_zone $client_network zone=per_network:10m;" in conf
+    assert "limit_conn per_address 256;" in conf and "limit_conn per_network 512;" in conf
+    assert "limit_conn_status 503;" in conf
+
+
+KEYS_CONF = """pid {folder}/nginx.pid;
+error_log stderr warn;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+    default_type application/octet-stream;
+    client_body_temp_path {folder}/body;
+    proxy_temp_path {folder}/proxy;
+    fastcgi_temp_path {folder}/fastcgi;
+    uwsgi_temp_path {folder}/uwsgi;
+    scgi_temp_path {folder}/scgi;
+    set_real_ip_from 127.0.0.1;
+    real_ip_header X-Forwarded-For;
+{maps}
+    server {{
+        listen 127.0.0.1:{port};
+        location = /binary {{ return 200 $binary_remote_addr; }}
+        location = /address {{ return 200 $client_address; }}
+        location = /network {{ return 200 $client_network; }}
+    }}
+}}
+"""
+
+
+@contextlib.contextmanager
+def nginx_running(argv: list[str], log: Path, port: int, preexec=None):
+    """nginx in the foreground (`argv`, its messages to `log`), once it accepts on `port`;
+    its master process."""
+    with open(log, "ab") as output:
+        process = subprocess.Popen(
+            argv,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=preexec,
+        )
+    try:
+        end = time.monotonic() + 10
+        while True:
+            assert process.poll() is None, log.read_text()
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            assert time.monotonic() < end, "nginx did not come up"
+            time.sleep(0.05)
+        yield process
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=10)
+
+
+def raw_get(port: int, path: str, forwarded: str | None) -> bytes:
+    """The body of a GET from 127.0.0.1 that names `forwarded` as the client (or no one)."""
+    header = f"X-Forwarded-For: {forwarded}\r\n" if forwarded else ""
+    with socket.create_connection(("127.0.0.1", port), 5) as sock:
+        sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: x\r\n{header}Connection: close\r\n\r\n".encode()
+        )
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 "), head
+    (length,) = re.findall(rb"Content-Length: (\d+)", head)
+    assert len(body) == int(length), (head, body)
+    return body
+
+
+@needs_nginx
+@pytest.mark.parametrize(
+    "client",
+    [
+        "2001:db8:1:2::5",
+        "2001:db8:1:2:a:b:c:d",  # the same /64
+        "2001:db8:1:3::5",
+        "2001:db8:a0a:a0a::1",  # its bytes hold newlines (0x0a)
+        "2001:d0d:a0d:a0d::1",  # and carriage returns
+        "192.0.2.10",
+        "::ffff:192.0.2.10",  # IPv4 written in IPv6: that IPv4 address
+        "::ffff:10.10.10.10",
+        "::1",
+        None,  # no header: the peer itself, 127.0.0.1
+    ],
+)
+def test_nginx_keys_a_client_by_its_address_and_its_network_as_the_shards_do(tmp_path, client):
+    """The written maps, in an nginx of their own that answers with their keys: behind a
+    trusted proxy $binary_remote_addr is the forwarded address (realip), the network is its
+    IPv6 /64 or its IPv4 address, as domino/addresses.py's `subscriber` counts a client."""
+    conf = written(tmp_path / "cluster", trusted=("127.0.0.1",)).nginx_config.read_text()
+    found = r"^    map \$binary_remote_addr \$client_\w+ \{\n.*?\n    \}\n"
+    maps = re.findall(found, conf, re.S | re.M)
+    assert len(maps) == 2, maps
+    (port,) = free_ports(1)
+    keys = tmp_path / "keys.conf"
+    keys.write_text(KEYS_CONF.format(folder=tmp_path, maps="".join(maps), port=port))
+    ip = ipaddress.ip_address(client or "127.0.0.1")
+    plain = getattr(ip, "ipv4_mapped", None) or ip  # an IPv4 address, however written
+    subscriber = ipaddress.ip_network(addresses.subscriber(str(ip)))
+    argv = [tool("nginx"), "-p", str(tmp_path), "-c", str(keys), "-e", "stderr"]
+    with nginx_running([*argv, "-g", "daemon off;"], tmp_path / "nginx.log", port):
+        assert raw_get(port, "/binary", client) == ip.packed
+        assert raw_get(port, "/address", client) == plain.packed
+        network = raw_get(port, "/network", client)
+    assert network == (plain.packed if plain.version == 4 else plain.packed[:8])
+    assert network == subscriber.network_address.packed[: len(network)]
+    assert subscriber.prefixlen == 8 * len(network)
 
 
 def test_without_a_router_no_nginx_is_written_or_run(tmp_path):

@@ -13,6 +13,10 @@ from ..worker import MAX_CONNECTIONS_PER_ADDRESS
 from . import Cluster, Shard, running_as_root, tool
 
 SHARD_CONNECTIONS = 12_000  # what one shard's worker takes (gunicorn.conf.py)
+# What one client may have in progress at nginx: an address, as a lone shard allows it
+# (domino/worker.py: an office behind one IPv4 address), and an IPv6 /64, one subscriber's
+# network whose every device has addresses of its own, twice that.
+PER_NETWORK = 2 * MAX_CONNECTIONS_PER_ADDRESS
 
 _templates = Environment(
     loader=PackageLoader("domino.cluster", "templates"),
@@ -109,6 +113,7 @@ def nginx_conf(cluster: Cluster) -> str:
         trusted=cluster.trusted,
         languages=tuple(LANGUAGES),
         per_address=MAX_CONNECTIONS_PER_ADDRESS,
+        per_network=PER_NETWORK,
         per_shard=SHARD_CONNECTIONS,
         connections=max(16384, 2 * SHARD_CONNECTIONS * len(cluster.shards)),
     )

@@ -140,6 +140,7 @@ def test_one_client_is_counted_by_its_address_and_by_its_ipv6_64(tmp_path):
     assert "limit_conn_zone $client_network zone=per_network:10m;" in conf
     assert "limit_conn per_address 256;" in conf and "limit_conn per_network 512;" in conf
     assert "limit_conn_status 503;" in conf
+    assert "proxy_request_buffering off;" in conf  # a body's whole time is its shard's to cut
 
 
 KEYS_CONF = """pid {folder}/nginx.pid;

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import configparser
 import contextlib
+import ctypes
 import ipaddress
 import json
 import os
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -19,9 +21,9 @@ import pytest
 from supervisor.datatypes import dict_of_key_value_pairs
 
 from domino import addresses
-from domino.cluster import Cluster, Shard, folders, tool
+from domino.cluster import ROOT, Cluster, Shard, files, folders, tool
 from domino.cluster.__main__ import cluster_of, main, parse_args
-from domino.cluster.files import write
+from domino.cluster.files import Budget, router_program, write
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from shards import free_ports, nginx_missing
@@ -96,7 +98,8 @@ def test_every_shard_has_its_rooms_and_its_creation_forms(tmp_path):
     for shard in cluster.shards:  # the remote one too: nginx routes to it all the same
         assert f"location ^~ /r/{shard.name}- {{\n" in conf
         assert f"proxy_pass http://shard_{shard.name};" in conf
-        assert f"upstream shard_{shard.name} {{\n        server {shard.address} " in conf
+        assert f"upstream shard_{shard.name} {{\n        zone shard_{shard.name} 64k;\n" in conf
+        assert f"        server {shard.address} max_conns=" in conf
         assert f"        {shard.name} shard_{shard.name};\n" in conf  # map $arg_shard $creation
     creation = conf.split("map $arg_shard $creation {", 1)[1].split("}", 1)[0]
     assert creation.split() == ["default", "shards;"] + [
@@ -132,6 +135,31 @@ def test_only_trusted_proxies_may_say_the_client_came_over_https(tmp_path):
 
 
 # --- nginx's caps and open files -------------------------------------------------------------
+
+ROOMY = Budget(3, 1 << 20)  # a machine that lets nginx open all it wants
+
+
+def upstream_servers(conf: str) -> dict[str, list[str]]:
+    """Each upstream's `server` lines, by the upstream's name."""
+    groups = re.findall(r"\n    upstream (\w+) \{\n(.*?)\n    \}", conf, re.S)
+    return {name: re.findall(r"^ +(server .*);$", body, re.M) for name, body in groups}
+
+
+def test_each_shard_takes_its_connections_in_two_capped_parts(tmp_path):
+    cluster = cluster_at(tmp_path)
+    write(cluster, PAGES, ROOMY)
+    conf = cluster.nginx_config.read_text()
+    assert "worker_rlimit_nofile 73000;" in conf and "worker_connections 72000;" in conf
+    servers = upstream_servers(conf)
+    assert servers["shards"] == [  # home pages, help, creation, /healthz: counted together
+        f"server {shard.address} max_conns=1500 max_fails=1 fail_timeout=5s"
+        for shard in cluster.shards
+    ]
+    for shard in cluster.shards:  # its rooms, sockets and all
+        assert servers[shard.upstream] == [f"server {shard.address} max_conns=10000 max_fails=0"]
+    for name in servers:  # counted across nginx's workers, not per worker
+        assert f"upstream {name} {{\n" in conf and f"        zone {name} " in conf
+    assert files.ROOM_CONNECTIONS + files.OTHER_CONNECTIONS < files.SHARD_CONNECTIONS
 
 
 def test_one_client_is_counted_by_its_address_and_by_its_ipv6_64(tmp_path):
@@ -249,6 +277,137 @@ def test_nginx_keys_a_client_by_its_address_and_its_network_as_the_shards_do(tmp
     assert network == (plain.packed if plain.version == 4 else plain.packed[:8])
     assert network == subscriber.network_address.packed[: len(network)]
     assert subscriber.prefixlen == 8 * len(network)
+
+
+def test_a_machine_that_allows_nginx_what_it_wants_gets_it_and_hears_nothing():
+    budget = ROOMY
+    assert (budget.wanted, budget.connections, budget.open_files) == (72_000, 72_000, 73_000)
+    assert not budget.fitted and budget.note == ""
+    assert (budget.share(files.ROOM_CONNECTIONS), budget.share(files.OTHER_CONNECTIONS)) == (
+        10_000,
+        1_500,
+    )
+
+
+def write_with(monkeypatch, tmp_path, allowed: int, *options: str) -> Cluster:
+    """`python -m domino.cluster write` on a machine letting nginx open `allowed` files."""
+    monkeypatch.setattr(files, "open_files_allowed", lambda: allowed)
+    port = str(free_ports(1)[0])
+    main(["write", "--instance", str(tmp_path), "--port", port, *options])
+    return cluster_of(parse_args(["write", "--instance", str(tmp_path), "--port", port, *options]))
+
+
+@needs_nginx
+def test_a_machine_allowing_fewer_open_files_fits_nginx_to_them_and_says_so_once(
+    tmp_path, monkeypatch, capsys
+):
+    cluster = write_with(monkeypatch, tmp_path, 20_000)  # this machine's, as issue 27 found
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("nginx: 19,000 connections, not 48,000: this machine lets it open ")
+    assert "20,000 files (the hard RLIMIT_NOFILE" in line
+    assert "9,500 requests and sockets at once instead of 24,000" in line
+    assert "capped at 3,958 for its rooms and 593 for the rest" in line
+    assert "`ulimit -Hn` as root, LimitNOFILE= under systemd" in line
+    conf = cluster.nginx_config.read_text()
+    assert "worker_rlimit_nofile 20000;" in conf and "worker_connections 19000;" in conf
+    assert "# But this machine lets nginx open only 20,000 files" in conf
+    servers = upstream_servers(conf)
+    assert servers["shard_s1"] == [
+        f"server {cluster.shard('s1').address} max_conns=3958 max_fails=0"
+    ]
+    assert all("max_conns=593 " in line for line in servers["shards"])
+    nginx_accepts(cluster)
+
+
+@pytest.mark.parametrize("allowed", [4_000, 5_095, 1_024])
+def test_a_machine_allowing_too_few_open_files_is_refused_before_anything_is_written(
+    tmp_path, monkeypatch, allowed
+):
+    with pytest.raises(SystemExit, match=f"nginx may open only {allowed:,} files here") as refused:
+        write_with(monkeypatch, tmp_path, allowed)
+    message = str(refused.value)
+    assert "fewer than the 4,096 a router needs at the least" in message
+    assert "`ulimit -Hn` as root" in message and "then start again" in message
+    assert not list(tmp_path.iterdir()), "something was written"
+    with pytest.raises(ValueError, match="fewer than the 4,096"):
+        Budget(2, allowed).check()
+    Budget(2, 5_096).check()  # the fewest it runs with
+
+
+def test_a_router_alone_is_not_refused_for_what_local_shards_would_need(tmp_path, monkeypatch):
+    monkeypatch.setattr(files, "open_files_allowed", lambda: 4_000)
+    cluster = cluster_at(tmp_path, router=False)
+    write(cluster, {})  # no nginx here: its open files are none of this machine's business
+    assert not cluster.nginx_config.exists() and cluster.supervisor_config.exists()
+
+
+def test_what_nginx_may_open_is_the_hard_limit_unless_this_process_may_raise_it(
+    tmp_path, monkeypatch
+):
+    ceiling = int(Path("/proc/sys/fs/nr_open").read_text())
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    monkeypatch.setattr(files, "may_raise_limits", lambda: False)
+    assert files.open_files_allowed() == min(hard, ceiling)
+    monkeypatch.setattr(files, "may_raise_limits", lambda: True)
+    assert files.open_files_allowed() == ceiling
+    monkeypatch.undo()
+    status = tmp_path / "status"
+    monkeypatch.setattr(files, "STATUS", status)
+    status.write_text("Name:\tpython\nCapEff:\t000001ffffffffff\n")  # root, every capability
+    assert files.may_raise_limits()
+    status.write_text("Name:\tpython\nCapEff:\t000001fffeffffff\n")  # a container's root
+    assert not files.may_raise_limits()
+    status.write_text("Name:\tpython\nCapEff:\t0000000000000000\n")  # a plain user
+    assert not files.may_raise_limits()
+
+
+HARD_LIMIT = 9_000  # open files, for the processes below
+PR_CAPBSET_DROP = 24
+CAP_SYS_RESOURCE = 24
+
+
+def as_a_plain_user() -> None:
+    """In a child before it runs: a hard limit of HARD_LIMIT open files that it may not
+    raise (root too: CAP_SYS_RESOURCE leaves its bounding set, so its next program lacks it)."""
+    resource.setrlimit(resource.RLIMIT_NOFILE, (HARD_LIMIT, HARD_LIMIT))
+    ctypes.CDLL(None, use_errno=True).prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0)
+
+
+def open_files_of(pid: int) -> tuple[int, int]:
+    """A process's soft and hard limits on open files."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError("no open files limit")
+
+
+@needs_nginx
+def test_nginx_started_under_a_lower_hard_limit_has_the_open_files_its_configuration_names(
+    tmp_path,
+):
+    """As a plain user with a hard limit of 9,000: `write` says it fitted nginx, and nginx's
+    worker really has the 9,000 open files its configuration names, with no alert (a
+    configuration asking for more gets an alert and the hard limit: issue 27)."""
+    (port,) = free_ports(1)
+    options = ["write", "--instance", str(tmp_path), "--port", str(port)]
+    command = [sys.executable, "-m", "domino.cluster", *options]
+    result = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=60, preexec_fn=as_a_plain_user
+    )
+    assert result.returncode == 0, result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("nginx:")]
+    assert line.startswith("nginx: 8,000 connections, not 48,000"), line
+    cluster = cluster_of(parse_args(options))
+    conf = cluster.nginx_config.read_text()
+    assert f"worker_rlimit_nofile {HARD_LIMIT};" in conf
+    log = cluster.state / "logs" / "nginx.log"
+    argv = list(router_program(cluster).argv)  # as supervisord starts it
+    with nginx_running(argv, log, port, preexec=as_a_plain_user) as master:
+        (worker,) = Path(f"/proc/{master.pid}/task/{master.pid}/children").read_text().split()
+        assert open_files_of(int(worker)) == (HARD_LIMIT, HARD_LIMIT)
+    text = log.read_text()
+    assert "setrlimit" not in text and "[alert]" not in text, text
 
 
 def test_without_a_router_no_nginx_is_written_or_run(tmp_path):

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from . import ROOT, Cluster, Shard, folders, tool
-from .files import programs, write
+from .files import Budget, nginx_budget, programs, write
 from .restore import restore, restore_missing
 
 
@@ -94,8 +94,12 @@ def cluster_of(args) -> Cluster:
     )
 
 
-def prepare(cluster: Cluster) -> None:
-    """Write everything, and create each local shard's database (Litestream starts first)."""
+def prepare(cluster: Cluster, budget: Budget | None = None) -> None:
+    """Write everything, and create each local shard's database (Litestream starts first).
+
+    nginx gets the connections `budget` gives it, by default as many as its shards call for
+    or, if this machine allows fewer open files, as many as it allows, said in one line on
+    stderr; too few to run it: ValueError, before anything is written."""
     from ..store import Store
     from .pages import unavailable_pages
 
@@ -105,7 +109,11 @@ def prepare(cluster: Cluster) -> None:
             f"not installed: {', '.join(missing)}. nginx is Debian's package "
             "(`apt-get install nginx`); the rest come with `make` (pyproject.toml)."
         )
-    write(cluster, unavailable_pages() if cluster.router else {})
+    if cluster.router:
+        budget = budget or nginx_budget(cluster)
+        if budget.note:
+            print(budget.note, file=sys.stderr)
+    write(cluster, unavailable_pages() if cluster.router else {}, budget)
     for shard in cluster.local:
         restore_missing(cluster, shard)  # a new machine's disk: the replica, if any
         Store(cluster.db(shard)).close()  # its tables, before Litestream looks at it
@@ -130,9 +138,9 @@ def main(argv=None) -> int:
         return restore(cluster, args.shard, args.force)
     try:
         cluster = cluster_of(args)
+        prepare(cluster)
     except ValueError as error:
         raise SystemExit(str(error)) from None
-    prepare(cluster)
     if args.command == "write":
         print(f"written: {cluster.state}")
         return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,10 +14,26 @@ from ..worker import MAX_CONNECTIONS_PER_ADDRESS
 from . import Cluster, Shard, running_as_root, tool
 
 SHARD_CONNECTIONS = 12_000  # what one shard's worker takes (gunicorn.conf.py)
+# nginx's connections to one shard (max_conns), out of its 12,000: for what is sent to it by
+# name (its rooms, sockets mostly, and its pages' creation forms), and for what goes to the
+# least busy shard (home pages, help, /healthz); the 500 left over are for nginx's idle
+# keep-alive connections, which max_conns does not count.
+ROOM_CONNECTIONS = 10_000
+OTHER_CONNECTIONS = 1_500
 # What one client may have in progress at nginx: an address, as a lone shard allows it
 # (domino/worker.py: an office behind one IPv4 address), and an IPv6 /64, one subscriber's
 # network whose every device has addresses of its own, twice that.
 PER_NETWORK = 2 * MAX_CONNECTIONS_PER_ADDRESS
+FILES_BESIDE = 1_000  # nginx's open files besides its connections: logs, listeners, pages
+# Fewer than this and eight /64s at their caps would fill nginx: refused, not run.
+FEWEST_CONNECTIONS = 8 * PER_NETWORK
+NR_OPEN = Path("/proc/sys/fs/nr_open")  # Linux's ceiling on any process's open files
+STATUS = Path("/proc/self/status")  # this process's capabilities (CapEff:)
+CAP_SYS_RESOURCE = 24  # the capability that may raise a hard limit (linux/capability.h)
+RAISE_IT = (
+    "raise the hard limit of the shell or service that starts it "
+    "(`ulimit -Hn` as root, LimitNOFILE= under systemd, --ulimit nofile= for a container)"
+)
 
 _templates = Environment(
     loader=PackageLoader("domino.cluster", "templates"),
@@ -100,8 +117,98 @@ def programs(cluster: Cluster) -> list[Program]:
     return found
 
 
-def nginx_conf(cluster: Cluster) -> str:
+@dataclass(frozen=True)
+class Budget:
+    """nginx's connections: what the shards call for (two a proxied request or socket, client
+    and shard, for each shard's 12,000), and what this machine lets it open."""
+
+    shards: int
+    allowed: int  # the open files nginx may set itself (worker_rlimit_nofile) here
+
+    @property
+    def wanted(self) -> int:
+        return max(16384, 2 * SHARD_CONNECTIONS * self.shards)
+
+    @property
+    def connections(self) -> int:
+        """nginx's worker_connections: what is wanted, or as many as the machine allows."""
+        return min(self.wanted, self.allowed - FILES_BESIDE)
+
+    @property
+    def open_files(self) -> int:
+        return self.connections + FILES_BESIDE
+
+    @property
+    def fitted(self) -> bool:
+        return self.connections < self.wanted
+
+    def share(self, connections: int) -> int:
+        """A shard's max_conns, cut down as nginx's connections are, so that nginx always
+        has room left for the clients its shards' caps refuse."""
+        return max(1, connections * self.connections // self.wanted)
+
+    def check(self) -> None:
+        """ValueError, saying what to do, if the machine allows too few to run nginx."""
+        if self.connections < FEWEST_CONNECTIONS:
+            raise ValueError(
+                f"nginx may open only {self.allowed:,} files here (the hard RLIMIT_NOFILE, "
+                f"which this process may not raise): {max(self.connections, 0):,} "
+                f"connections, fewer than the {FEWEST_CONNECTIONS:,} a router needs at the "
+                f"least ({self.wanted:,} for {self.shards} shards); {RAISE_IT}, then start again"
+            )
+
+    @property
+    def note(self) -> str:
+        """One line saying what was cut down to fit, or "" if nothing was."""
+        if not self.fitted:
+            return ""
+        return (
+            f"nginx: {self.connections:,} connections, not {self.wanted:,}: this machine lets "
+            f"it open {self.allowed:,} files (the hard RLIMIT_NOFILE, which this process may "
+            f"not raise), so {self.connections // 2:,} requests and sockets at once instead of "
+            f"{self.wanted // 2:,}, each shard's capped at {self.share(ROOM_CONNECTIONS):,} "
+            f"for its rooms and {self.share(OTHER_CONNECTIONS):,} for the rest; to have them "
+            f"all, {RAISE_IT}"
+        )
+
+
+def open_files_allowed() -> int:
+    """How many open files nginx started from this process may set itself: the hard limit,
+    which only a process with CAP_SYS_RESOURCE (root, unless a container withholds it) may
+    raise, and never past Linux's fs.nr_open."""
+    try:
+        ceiling = int(NR_OPEN.read_text())
+    except (OSError, ValueError):
+        ceiling = 1 << 20
+    if may_raise_limits():
+        return ceiling
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return ceiling if hard == resource.RLIM_INFINITY else min(hard, ceiling)
+
+
+def may_raise_limits() -> bool:
+    """Whether this process holds CAP_SYS_RESOURCE (Linux: its effective capabilities)."""
+    try:
+        status = STATUS.read_text()
+    except OSError:
+        return running_as_root()
+    for line in status.splitlines():
+        if line.startswith("CapEff:"):
+            return bool(int(line.split()[1], 16) >> CAP_SYS_RESOURCE & 1)
+    return running_as_root()
+
+
+def nginx_budget(cluster: Cluster, allowed: int | None = None) -> Budget:
+    """The cluster's nginx connections on this machine (or one allowing `allowed` open
+    files); ValueError if it allows too few."""
+    budget = Budget(len(cluster.shards), open_files_allowed() if allowed is None else allowed)
+    budget.check()
+    return budget
+
+
+def nginx_conf(cluster: Cluster, budget: Budget | None = None) -> str:
     """nginx's configuration: rooms to their shards, the rest to the least busy one."""
+    budget = budget or nginx_budget(cluster)
     return _templates.get_template("nginx.conf").render(
         as_root=running_as_root(),
         workers=cluster.workers,
@@ -115,7 +222,9 @@ def nginx_conf(cluster: Cluster) -> str:
         per_address=MAX_CONNECTIONS_PER_ADDRESS,
         per_network=PER_NETWORK,
         per_shard=SHARD_CONNECTIONS,
-        connections=max(16384, 2 * SHARD_CONNECTIONS * len(cluster.shards)),
+        budget=budget,
+        room_conns=budget.share(ROOM_CONNECTIONS),
+        other_conns=budget.share(OTHER_CONNECTIONS),
     )
 
 
@@ -139,15 +248,18 @@ def supervisord_conf(cluster: Cluster) -> str:
     )
 
 
-def write(cluster: Cluster, pages: dict[str, str]) -> None:
-    """Write every configuration, the unavailable pages (language -> HTML) and the folders."""
+def write(cluster: Cluster, pages: dict[str, str], budget: Budget | None = None) -> None:
+    """Write every configuration, the unavailable pages (language -> HTML) and the folders;
+    nginx's connections as `budget` says, else as this machine allows (ValueError if too few)."""
+    if cluster.router:
+        budget = budget or nginx_budget(cluster)
     for folder in (cluster.state / "logs", cluster.state / "nginx", cluster.pages):
         folder.mkdir(parents=True, exist_ok=True)
     cluster.data.mkdir(mode=0o700, parents=True, exist_ok=True)
     if not cluster.replica_url:
         cluster.replicas.mkdir(mode=0o700, parents=True, exist_ok=True)
     if cluster.router:
-        cluster.nginx_config.write_text(nginx_conf(cluster))
+        cluster.nginx_config.write_text(nginx_conf(cluster, budget))
         for code, page in pages.items():
             (cluster.pages / f"unavailable.{code}.html").write_text(page)
     for shard in cluster.local:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import threading
@@ -381,3 +382,18 @@ def test_the_rematch_keeps_the_others_analysis_back_until_it_is_over(app):
         doc = parse(table.get(f"{table.url}/review/0").get_data(as_text=True))
         seats = {row.get("data-decision-seat") for row in doc.find_all("data-decision")}
         assert seats == {"0", "1"}
+
+
+def test_a_review_that_takes_too_long_says_so_in_one_line_and_is_stored_when_done(
+    app, monkeypatch, caplog
+):
+    player = finished_friend_round(app)
+    monkeypatch.setattr(web_review, "REVIEW_SECONDS", 0.001)  # every review is too long
+    caplog.set_level(logging.WARNING, logger="domino.web.review")
+    player.get(f"{player.url}/review/0")
+    store = player.services.rooms.store
+    (seq, _text) = store.record_rows(player.room)[0]
+    assert wait_for(lambda: store.review(player.room, seq) is not None)
+    said = [r for r in caplog.records if r.name == "domino.web.review"]
+    assert len(said) == 1 and said[0].exc_info is None
+    assert "took too long" in said[0].getMessage()

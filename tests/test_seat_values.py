@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 from webkit import Table, make_app, notice, parse
 
+from domino.web.hub import tab_time
 from domino.web.messages import refusal
+from domino.web.review import step as review_step
 
 # Not a seat of a table of four, written every way a form could: superscripts, a circled
 # digit, Arabic-Indic and full-width digits (int() reads both as 3 and 1), a sign, a seat
@@ -98,3 +100,19 @@ def test_a_tiles_halves_are_ascii_digits(app):
     for tile in (written, f"{opening.low}-{arabic_indic(opening.high)}", "²-³"):
         refused_as(app, player.post("play", tile=tile, end="left"), "bad-tile")
         assert player.log == before
+
+
+@pytest.mark.parametrize("tab", ["²3.a", "٣.a", "１.a", "①.a"])
+def test_a_tab_id_in_other_digits_is_just_malformed(tab):
+    assert tab_time(tab) == 0  # str.isdigit() took these, and int() refused "²" and "①"
+    assert tab_time("1712.a") == 1712
+
+
+@pytest.mark.parametrize("step", ["٣", "²", " 2", "-1", "x"])
+def test_a_review_step_in_other_digits_shows_the_end_of_the_round(step):
+    from flask import Flask
+
+    with Flask(__name__).test_request_context(f"/?step={step}"):
+        assert review_step(9) == 9
+    with Flask(__name__).test_request_context("/?step=2"):
+        assert review_step(9) == 2

@@ -236,3 +236,29 @@ def test_a_press_mid_round_asks_the_away_player_and_deals_nothing(app):
     assert host.post("new-round").status_code == 200
     room = services.rooms.get(host.room)
     assert room.round is dealt and room.matches == 1 and room.agreed == {0}
+
+
+def test_an_away_player_back_while_a_request_waits_gets_the_seat_at_once_to_answer(app):
+    host, guest = friends(app)
+    services = app.extensions["domino"]
+    room = services.rooms.get(host.room)
+    if room.round.turn == 0:  # the host opens: let them, so the guest's seat is to move
+        host.fragment()
+        assert host.post("play", tile=str(room.round.opening), end="left").status_code == 200
+    away(app, guest)
+    host.fragment()
+    assert host.post("computer", seat=1, seq=None).status_code == 200
+    assert services.computer.wait_idle()
+    room = services.rooms.get(host.room)
+    assert room.handed(1) and not room.round.over and room.round.turn == 0
+    host.fragment()
+    assert host.post("new-round").status_code == 200  # waits for the guest's word
+    dealt = services.rooms.get(host.room).round
+    guest.fragment()
+    with app.test_request_context():  # the guest's socket comes back, as its handler does
+        services.connect(guest.room, 1, guest.conn)
+    room = services.rooms.get(host.room)
+    assert not room.handed(1) and room.round is dealt  # theirs again, though not their turn
+    guest.fragment()
+    assert guest.post("accept-new-round").status_code == 200
+    assert services.rooms.get(host.room).round is not dealt

@@ -20,7 +20,7 @@ def new_tab() -> str:
 def tab_time(tab: str) -> int:
     """When a tab id was issued (0 if it is malformed)."""
     head = tab.split(".", 1)[0]
-    return int(head) if head.isdigit() and len(head) < 25 else 0
+    return int(head) if head.isascii() and head.isdigit() and len(head) < 25 else 0
 
 
 @dataclass(eq=False)

@@ -31,6 +31,7 @@ from flask_babel import gettext
 from .. import review
 from ..addresses import subscriber
 from ..record import from_record
+from ..room import form_number
 from .computer import pool
 from .naming import name_of
 from .pages import seated, tables
@@ -113,26 +114,32 @@ class Reviews:
         except BrokenProcessPool:
             workers = pool(self.processes, renew=workers, role="review")
             future = workers.submit(review.analyze, text, seed_of(text))
-        future.add_done_callback(partial(self._save, key))
         try:
-            future.result(REVIEW_SECONDS)
-        except FutureTimeout:  # the slot goes to the next; this one's result is still stored
+            result = future.result(REVIEW_SECONDS)
+        except FutureTimeout:  # the slot goes to the next; this one is stored once it is done
+            future.add_done_callback(partial(self._save, key))
             log.warning("the review of room %s round %s took too long; kept for later", *key)
             pool(self.processes, renew=workers, role="review")
-        except Exception:  # said by _save
+            return
+        except Exception as error:
+            log.warning("the review of room %s round %s failed: %r", *key, error)
             pool(self.processes, renew=workers, role="review")
+            return
+        self._store(key, result)
 
     def _save(self, key: tuple[str, int], future) -> None:
-        """Store a finished review (a failed one is said in one line; the next poll asks
-        again)."""
+        """Store a review that ended after its slot was given up (a failure: one line)."""
         if future.cancelled():
             return
         error = future.exception()
         if error is not None:
             log.warning("the review of room %s round %s failed: %r", *key, error)
             return
+        self._store(key, future.result())
+
+    def _store(self, key: tuple[str, int], result: dict) -> None:
         try:
-            self.store.save_review(*key, json.dumps(future.result()))
+            self.store.save_review(*key, json.dumps(result))
         except Exception as problem:  # e.g. the store closed meanwhile
             log.warning("the review of room %s round %s was not stored: %r", *key, problem)
 
@@ -178,14 +185,14 @@ def page(room_id: str, k: int):
     room, seat, (seq, text), rows = _round(room_id, k)
     record = json.loads(text)
     final = from_record(record)
-    step = _step(len(final.moves))
+    shown = step(len(final.moves))
     tv = tables().view(room, seat, live=False)
     body = render_template(
         "review.html",
         k=k,
         room_id=room_id,
-        state=review.position(record, final, step),
-        step=step,
+        state=review.position(record, final, shown),
+        step=shown,
         steps=len(final.moves),
         final=final,
         seat_label=lambda other: name_of(tv, other).label,
@@ -241,13 +248,10 @@ def held_back(room, seq: int, rounds) -> str | None:
     return None
 
 
-def _step(steps: int) -> int:
-    """The step asked for (`?step=n`), kept within the round; the end by default."""
-    try:
-        step = int(request.args.get("step", steps))
-    except ValueError:
-        step = steps
-    return min(max(step, 0), steps)
+def step(steps: int) -> int:
+    """The step asked for (`?step=n`, ASCII digits), kept within the round; else the end."""
+    asked = form_number(request.args.get("step"))
+    return steps if asked is None else min(asked, steps)
 
 
 def _row(row: dict, tv) -> dict:

@@ -314,7 +314,7 @@ class Tables:
 
     def _give_back(self, room: Room) -> Room:
         """A seat handed to the computer goes back to its player, when they are here, at
-        the seat's turn or once the round is over."""
+        the seat's turn, once the round is over, or while a request waits for their word."""
         if not self._due_back(room):
             return room
         with self._lock(room.id):
@@ -331,7 +331,8 @@ class Tables:
         return [
             seat
             for seat in here
-            if room.handed(seat) and (room.round.over or room.round.turn == seat)
+            if room.handed(seat)
+            and (room.round.over or room.round.turn == seat or room.request is not None)
         ]
 
 

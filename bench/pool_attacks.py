@@ -18,9 +18,12 @@ Each attack takes the run's context (bench/abuse.py) and returns (figures, one l
   round) is timed alone first (twice: the first also starts the review pool; the second, on a
   warm pool, is the figure), then under the flood: the bench deletes its stored review from
   the database between runs, so the server weighs the very same round again. The flood lasts
-  until the honest review is ready (at most `review_cap_s`), then the pollers stop at once;
+  until the honest review is ready (at most `review_cap_s`) and `review_min_s` at least (so
+  that the pollers' reviews were wanted a while), then the pollers stop at once;
   the review pool is idle once the CPU time of its processes (the worker's descendants at the
-  review pool's niceness) has not grown for QUIET_S.
+  review pool's niceness) has not grown for QUIET_S. The times are as the page sees them
+  (polled each second, so in whole polls: 1.0, 2.0, 3.0 s...); the server's own record of when
+  it stored the review (reviews.at) gives them without that rounding too (`*_stored_s`).
 - stand_in_redeal: a friend table of two, both seated with live sockets, on a server whose
   AWAY_SECONDS is short; the guest's socket closes; once the host's table offers to hand the
   seat over, the host does (POST /r/<id>/computer seat=1 level=hard), then asks for a new
@@ -396,12 +399,12 @@ async def review_flood(ctx) -> tuple[dict, str]:
         if not all(finished):
             raise RuntimeError(f"{finished.count(False)} rounds unfinished: {dict(tally.kinds)}")
         nice = pool_nice(ctx.worker, REVIEW_NICENESS)
-        cold, cached = await review_time(honest, size.review_cap_s)
+        cold, cached, _stored = await review_time(honest, size.review_cap_s, ctx.db)
         if cold is None or cached:
             raise RuntimeError(f"the honest review alone: {cold} s (ready at once: {cached})")
         await idle_after(ctx.worker, nice, time.monotonic(), IDLE_AFTER_S)
         forget_review(ctx.db, honest.room)
-        alone, cached = await review_time(honest, size.review_cap_s)
+        alone, cached, alone_stored = await review_time(honest, size.review_cap_s, ctx.db)
         if alone is None or cached:
             raise RuntimeError(f"the honest review alone, again: {alone} s (at once: {cached})")
         seen = len(pool_cpu(ctx.worker, nice))
@@ -414,8 +417,11 @@ async def review_flood(ctx) -> tuple[dict, str]:
     flood = result["honest_flood_s"]
     ratio = None if flood is None else round(flood / alone, 2)
     idle = result["pool_idle_after_s"]
+    flood_stored = result.pop("flood_stored")
     result.update(
         honest_cold_s=round(cold, 2), honest_alone_s=round(alone, 2), ratio=ratio,
+        honest_alone_stored_s=finite(alone_stored), honest_flood_stored_s=finite(flood_stored),
+        ratio_stored=finite(flood_stored / alone_stored if alone_stored > 0 else math.nan),
         review_processes_seen=max(seen, result.pop("processes_seen")),
     )  # fmt: skip
     result["ok"] = (
@@ -428,7 +434,8 @@ async def review_flood(ctx) -> tuple[dict, str]:
     line = (
         f"{size.reviews} polled + {size.abandoned} left reviews: honest review alone "
         f"{result['honest_alone_s']} s (cold {result['honest_cold_s']} s), under the flood "
-        f"{flood} s (x{ratio}); review pool idle "
+        f"{flood} s (x{ratio}; stored after {result['honest_alone_stored_s']} s alone, "
+        f"{result['honest_flood_stored_s']} s under the flood); review pool idle "
         + (f"{idle} s after the flood" if idle is not None else f"> {IDLE_AFTER_S:g} s after")
         + f"; {result['attacker_ready']} of the poller's reviews ready by then"
     )
@@ -437,7 +444,7 @@ async def review_flood(ctx) -> tuple[dict, str]:
 
 async def flood_reviews(ctx, honest: Browser, pollers, leavers, nice: int) -> dict:
     """Ask for every review at once, poll the pollers' each second while the honest review is
-    timed, then stop at once; the review pool's idle time after."""
+    timed (and `review_min_s` at least), then stop at once; the review pool's idle time after."""
     stop = asyncio.Event()
     counts: Counter[str] = Counter()
     ready: set[str] = set()
@@ -450,8 +457,10 @@ async def flood_reviews(ctx, honest: Browser, pollers, leavers, nice: int) -> di
     cap = ctx.size.review_cap_s
     polling = [poll_review(seat, stop, cap, counts, ready) for seat in pollers]
     polling = [asyncio.create_task(task) for task in polling]
+    began = time.monotonic()
     try:
-        flood, cached = await review_time(honest, cap)
+        flood, cached, flood_stored = await review_time(honest, cap, ctx.db)
+        await asyncio.sleep(max(0.0, began + ctx.size.review_min_s - time.monotonic()))
     finally:
         stop.set()
         await asyncio.gather(*polling)
@@ -465,6 +474,8 @@ async def flood_reviews(ctx, honest: Browser, pollers, leavers, nice: int) -> di
         "abandoned": len(leavers),
         "honest_flood_s": None if flood is None else round(flood, 2),
         "honest_flood_cached": cached,
+        "flood_lasted_s": round(ended - began, 2),
+        "flood_stored": flood_stored,
         "pool_idle_after_s": idle,
         "attacker_pages": {k[5:]: n for k, n in counts.items() if k.startswith("page ")},
         "attacker_polls": {k[5:]: n for k, n in counts.items() if k.startswith("poll ")},
@@ -491,24 +502,39 @@ async def poll_review(seat: Browser, stop: asyncio.Event, cap: float, counts, re
             ready.add(seat.room)
 
 
-async def review_time(seat: Browser, cap: float) -> tuple[float | None, bool]:
+async def review_time(seat: Browser, cap: float, db: Path) -> tuple[float | None, bool, float]:
     """Open the first round's review and poll its analysis every second until it is ready;
     (seconds from the page's request to the ready answer, or None past `cap`; whether the page
-    was ready at once, i.e. already stored)."""
-    start = time.perf_counter()
+    was ready at once, i.e. already stored; seconds from the request to the review's storing,
+    by the server's own record of it, or NaN)."""
+    asked, start = time.time(), time.perf_counter()
     status, text = await get(seat, f"/r/{seat.room}/review/0")
     if status != 200:
         raise RuntimeError(f"the review page: {status}")
     if "data-review-ready" in text:
-        return time.perf_counter() - start, True
+        return time.perf_counter() - start, True, math.nan
     for _ in range(int(cap / POLL_S) + 2):
         await asyncio.sleep(POLL_S)
         status, _text = await get(seat, f"/r/{seat.room}/review/0/analysis")
         if status == STOP_POLLING:
-            return time.perf_counter() - start, False
+            took = time.perf_counter() - start
+            return took, False, stored_at(db, seat.room) - asked
         if time.perf_counter() - start > cap:
             break
-    return None, False
+    return None, False, math.nan
+
+
+def stored_at(db: Path, room: str) -> float:
+    """When the server stored the room's latest review (its wall clock), or NaN."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            found = conn.execute("SELECT MAX(at) FROM reviews WHERE room = ?", [room]).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return math.nan
+    return math.nan if found[0] is None else found[0]
 
 
 async def play_round(human: Browser, deadline: float, tally: Tally, rng) -> bool:
@@ -530,6 +556,11 @@ async def play_round(human: Browser, deadline: float, tally: Tally, rng) -> bool
         if status != 200:
             await human.refresh(tally)
     return bool(OVER.search(human.html))
+
+
+def finite(value: float) -> float | None:
+    """A figure rounded to 3 places, or None if it could not be had (NaN)."""
+    return None if math.isnan(value) else round(value, 3)
 
 
 def forget_review(db: Path, room: str) -> None:

@@ -120,7 +120,7 @@ class Computer:
         self.queue = FairQueue(
             self.processes, WAITING_PER_ADDRESS, max(self.processes - 1, 1), clock
         )
-        self._later: set[tuple[str, int]] = set()  # asked again after a back-off
+        self._later = 0  # decisions to be asked again after a back-off (their timers)
         self._idle = threading.Condition()
         self._asker = threading.local()  # the owner of the decision this thread plays
 
@@ -173,9 +173,10 @@ class Computer:
         """Wait until no computer move is pending (for tests)."""
         deadline = time.monotonic() + timeout
         while True:
+            busy = self.queue.busy()  # first: a job that fails counts `later` before it ends
             with self._idle:
-                later = bool(self._later)
-            if not later and not self.queue.busy():
+                later = self._later > 0
+            if not later and not busy:
                 return True
             left = deadline - time.monotonic()
             if left <= 0:
@@ -208,7 +209,7 @@ class Computer:
         key = (room_id, seat)
         wait = RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)]
         with self._idle:
-            self._later.add(key)
+            self._later += 1
         timer = threading.Timer(wait, self._again, (key, seq, owner, attempt + 1))
         timer.daemon = True
         timer.start()
@@ -219,9 +220,9 @@ class Computer:
             due = room is not None and room.seq == seq and room.computer_to_move
             if due and self.tables.everyone_here(room):  # else their return nudges anew
                 self._offer(room, owner, attempt=attempt)
-        finally:
+        finally:  # after the offer: it is counted as queued before it stops counting here
             with self._idle:
-                self._later.discard(key)
+                self._later -= 1
                 self._idle.notify_all()
 
     def _decide(self, level: str, view, seed: int):

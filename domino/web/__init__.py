@@ -10,7 +10,8 @@ from flask import Flask, render_template
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
-from ..rooms import IDLE_SECONDS, Rooms
+from ..room import IDLE_SECONDS
+from ..rooms import Rooms
 from ..store import Store
 from .computer import Computer
 from .faces import face

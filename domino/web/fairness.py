@@ -19,8 +19,8 @@ import secrets
 from flask import current_app
 from itsdangerous import BadData, URLSafeTimedSerializer
 
+from ..dealing import FirstDeal
 from ..fair import commitment
-from ..rooms import FirstDeal
 from ..store import NONCE_SECONDS
 
 SALT = "domino-fair"

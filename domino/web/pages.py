@@ -19,8 +19,14 @@ from flask import (
 from flask_babel import ngettext
 
 from ..game import IllegalMove
-from ..room import DRAW_UNTIL, ROOM_ACTIONS, RoomError, form_number, seat_number
-from ..rooms import IDLE_SECONDS
+from ..room import (
+    DRAW_UNTIL,
+    IDLE_SECONDS,
+    ROOM_ACTIONS,
+    RoomError,
+    form_number,
+    seat_number,
+)
 from ..tiles import Tile
 from .fairness import first_deal, home_commitment
 from .hub import new_tab

@@ -9,14 +9,14 @@ environment: DOMINO_REQUEST_TIMEOUT and DOMINO_MAX_CONNECTIONS_PER_ADDRESS.
 
 import resource
 
-from domino.worker import read_limits
+from domino.server.worker import read_limits
 
 try:
     read_limits()  # the worker reads them again; a bad value stops the server here, clearly
 except ValueError as error:
     raise SystemExit(f"gunicorn.conf.py: {error}") from None
 
-worker_class = "domino.worker.Worker"
+worker_class = "domino.server.worker.Worker"
 workers = 1
 worker_connections = 12_000
 control_socket_disable = True
@@ -57,7 +57,7 @@ def post_worker_init(worker):
 
     import gevent
 
-    from domino.worker import keep_heap_frozen
+    from domino.server.worker import keep_heap_frozen
 
     worker.wsgi.extensions["domino"].computer.start()
     gc.freeze()

@@ -8,7 +8,7 @@ import weakref
 
 import pytest
 
-from domino.worker import settle_heap
+from domino.server.worker import settle_heap
 
 
 class Node:

@@ -14,9 +14,9 @@ from webkit import Table, make_app, notice, parse
 
 from domino.actions import is_reserved, name_event
 from domino.room import RoomError
-from domino.rooms import Rooms
 from domino.rules import PRESETS
 from domino.store import Store
+from domino.store.rooms import Rooms
 from domino.tableview import table_view
 from domino.web.i18n import LANGUAGES, gettext, pgettext
 from domino.web.messages import refusal

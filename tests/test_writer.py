@@ -10,7 +10,7 @@ import time
 import pytest
 
 from domino.store import Conflict, Store
-from domino.writer import Writer
+from domino.store.writer import Writer
 
 
 def connector(path):

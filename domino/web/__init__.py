@@ -11,8 +11,8 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
 from ..room import IDLE_SECONDS
-from ..rooms import Rooms
 from ..store import Store
+from ..store.rooms import Rooms
 from .computer import Computer
 from .faces import face
 from .hub import Hub

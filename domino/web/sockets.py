@@ -11,7 +11,7 @@ from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
 from ..room import RoomError
-from ..writer import under_gevent
+from ..server.green import in_background, under_gevent
 from .hub import Connection
 from .i18n import chosen_language
 from .outbox import Outbox
@@ -54,16 +54,6 @@ def reader_class():
             in_background(functools.partial(run, self.target))
 
     return Reader
-
-
-def in_background(function) -> None:
-    """Run `function` on its own: a bare greenlet under gevent, else a thread."""
-    if under_gevent():
-        from gevent import spawn_raw
-
-        spawn_raw(function)
-    else:
-        threading.Thread(target=function, daemon=True).start()
 
 
 def server_options(ping_seconds: float) -> dict:

@@ -17,8 +17,8 @@ from flask_babel import force_locale
 from ..events import DRAW
 from ..game import IllegalMove, legal_actions
 from ..room import DRAW_UNTIL, Room, RoomError
-from ..rooms import Rooms
 from ..rules import DEFAULT, Rules
+from ..store.rooms import Rooms
 from ..tableview import table_view
 from .hub import Connection, Hub, Superseded
 from .messages import notice

@@ -10,8 +10,8 @@ from __future__ import annotations
 import secrets
 import threading
 
-from . import dealing
-from .actions import (
+from .. import dealing
+from ..actions import (
     decide,
     fold_in,
     fresh_deal,
@@ -23,9 +23,9 @@ from .actions import (
     seed_events,
     stand_in_event,
 )
-from .dealing import FirstDeal
-from .records import finished_records, fold_finishing
-from .room import (
+from ..dealing import FirstDeal
+from ..records import finished_records, fold_finishing
+from ..room import (
     IDLE_SECONDS,
     Room,
     RoomError,
@@ -36,8 +36,8 @@ from .room import (
     new_secret,
     secret_hash,
 )
-from .rules import DEFAULT, Rules
-from .store import Conflict, Store
+from ..rules import DEFAULT, Rules
+from . import Conflict, Store
 
 
 class Rooms:

@@ -66,7 +66,7 @@ from ..addresses import subscriber
 from ..room import RoomError, seat_number
 from . import ratestore  # noqa: F401 (registers the domino-memory:// storage)
 from .messages import error_message, refusal
-from .pages import seated
+from .seats import seated
 
 CREATE_LIMIT = "20 per minute; 200 per day"
 JOIN_LIMIT = "60 per minute"

@@ -34,8 +34,8 @@ from ..record import from_record
 from ..room import form_number
 from .computer import pool
 from .naming import name_of
-from .pages import seated, tables
 from .pools import FairQueue, Job
+from .seats import seated, tables
 
 bp = Blueprint("review", __name__)
 PENDING_CAP = 64  # reviews waiting in all

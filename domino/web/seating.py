@@ -8,8 +8,8 @@ from ..actions import name_event
 from ..room import RoomError
 from .messages import notice
 from .naming import reserved_words
-from .pages import acting_seat, form_seat, refuse, tables
 from .render import links, render_table
+from .seats import acting_seat, form_seat, refuse, tables
 
 bp = Blueprint("seating", __name__)
 

@@ -15,8 +15,8 @@ from ..server.green import in_background, under_gevent
 from .hub import Connection
 from .i18n import chosen_language
 from .outbox import Outbox
-from .pages import seated
 from .render import links
+from .seats import seated
 
 bp = Blueprint("sockets", __name__)
 sock = Sock()

@@ -34,7 +34,7 @@ from faults import Seat, ServerDown, csrf_field, new_room, position, stored  # n
 from shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
 
 from domino.record import from_record, move_to_dict  # noqa: E402
-from domino.web.i18n import CATALOGS  # noqa: E402
+from domino.web.view.i18n import CATALOGS  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -19,8 +19,10 @@ import leaks
 
 from domino import game
 from domino.rules import DEFAULT, PRESETS, Rules
-from domino.web import pages, seating, seats, tables
-from domino.web.faces import face
+from domino.web import seats
+from domino.web.live import tables
+from domino.web.routes import pages, seating
+from domino.web.view.faces import face
 
 
 def test_a_short_scan_through_the_server_finds_no_hidden_tile(tmp_path):

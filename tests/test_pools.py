@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from domino.web.pools import FairQueue, Job
+from domino.web.live.pools import FairQueue, Job
 
 
 class Slots:

@@ -16,8 +16,8 @@ from domino import game
 from domino.rules import PRESETS
 from domino.tableview import table_view
 from domino.tiles import Laid
-from domino.web import faces, naming, render, scoring, story
-from domino.web.render import Links, links, render_table
+from domino.web.view import faces, naming, render, scoring, story
+from domino.web.view.render import Links, links, render_table
 
 LANGUAGES = ("en", "nl", "pl", "fr")
 

@@ -21,7 +21,7 @@ from domino.rules import PRESETS
 from domino.store import Store
 from domino.store.rooms import Rooms
 from domino.views import seat_view
-from domino.web.messages import refusal
+from domino.web.view.messages import refusal
 
 LONG_AWAY = 3600.0  # no test waits it out: the time a seat left is backdated instead
 

@@ -21,8 +21,8 @@ from domino.rules import Rules
 from domino.tableview import TableView
 from domino.tiles import Laid, Tile
 from domino.views import seat_view
-from domino.web.render import Speaker
-from domino.web.story import Recent, Step, Teller, recent, step, steps
+from domino.web.view.render import Speaker
+from domino.web.view.story import Recent, Step, Teller, recent, step, steps
 
 
 @pytest.fixture

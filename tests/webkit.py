@@ -18,8 +18,8 @@ from domino import game
 from domino.events import DRAW, Play
 from domino.room import fold
 from domino.tiles import Tile
-from domino.web.hub import Connection
-from domino.web.render import links
+from domino.web.live.hub import Connection
+from domino.web.view.render import links
 
 TILE_TEXT = re.compile(r"(\d+)-(\d+)")
 WRITTEN_TILE = re.compile(r"(?<!\d)[0-6]-[0-6](?!\d)")

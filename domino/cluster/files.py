@@ -10,7 +10,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..server.worker import MAX_CONNECTIONS_PER_ADDRESS
-from ..web.i18n import LANGUAGES
+from ..web.view.i18n import LANGUAGES
 from . import Cluster, Shard, running_as_root, tool
 
 SHARD_CONNECTIONS = 12_000  # what one shard's worker takes (gunicorn.conf.py)

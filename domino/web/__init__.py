@@ -13,18 +13,20 @@ from werkzeug.exceptions import HTTPException
 from ..room import IDLE_SECONDS
 from ..store import Store
 from ..store.rooms import Rooms
-from .computer import Computer
-from .faces import face
-from .hub import Hub
-from .messages import error_message, refusal
-from .tables import Tables
+from .live.computer import Computer
+from .live.hub import Hub
+from .live.tables import Tables
+from .view.faces import face
+from .view.messages import error_message, refusal
 
 csrf = CSRFProtect()
 
 
 def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
-    from . import i18n, limits, pages, review, rules_text, seating, security, sockets
+    from .guard import limits, security
+    from .routes import pages, review, seating, sockets
+    from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     if app.config.get("MAX_CONTENT_LENGTH") is None:  # Flask's default: no limit at all

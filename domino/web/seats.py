@@ -9,8 +9,8 @@ import re
 from flask import current_app, g, render_template, request
 
 from ..room import seat_number
-from .messages import refusal, status_of
-from .render import links, render_superseded, render_table
+from .view.messages import refusal, status_of
+from .view.render import links, render_superseded, render_table
 
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 COOKIE = "seat"

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from ..events import PublicMove
-from ..game import laid_at
-from ..tableview import TableView
-from ..tiles import Laid
+from ...events import PublicMove
+from ...game import laid_at
+from ...tableview import TableView
+from ...tiles import Laid
 from . import named
 from .faces import remember
 from .i18n import gettext, ngettext, words

@@ -14,22 +14,28 @@ from flask import (
 )
 from flask_babel import ngettext
 
-from ..game import IllegalMove
-from ..room import (
+from ...game import IllegalMove
+from ...room import (
     DRAW_UNTIL,
     IDLE_SECONDS,
     ROOM_ACTIONS,
     RoomError,
     form_number,
 )
-from ..tiles import Tile
-from .fairness import first_deal, home_commitment
-from .hub import new_tab
-from .i18n import chosen_language
-from .messages import refusal, status_of
-from .render import links, render_table
-from .rules_form import CardError, card_for, counter_from_form, level_from_form, rules_from_form
-from .seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, seated, tables
+from ...tiles import Tile
+from ..forms.fairness import first_deal, home_commitment
+from ..forms.rules_form import (
+    CardError,
+    card_for,
+    counter_from_form,
+    level_from_form,
+    rules_from_form,
+)
+from ..live.hub import new_tab
+from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, seated, tables
+from ..view.i18n import chosen_language
+from ..view.messages import refusal, status_of
+from ..view.render import links, render_table
 
 bp = Blueprint("pages", __name__)
 

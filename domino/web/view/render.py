@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from flask import current_app, render_template, url_for
 from markupsafe import Markup, escape
 
-from ..events import DRAW, PASS, Play
-from ..game import laid_at
-from ..tableview import TableView
-from ..tiles import Tile, pip_total
+from ...events import DRAW, PASS, Play
+from ...game import laid_at
+from ...tableview import TableView
+from ...tiles import Tile, pip_total
 from . import naming
 from .faces import BACKS, Speaker, chain, face, hand, remember, tojson
 from .i18n import Words, gettext, speaking, words

@@ -8,9 +8,9 @@ Each msgid is written out whole for the catalogs.
 
 from __future__ import annotations
 
-from ..events import PublicMove
-from ..game import laid_at
-from ..tableview import TableView
+from ...events import PublicMove
+from ...game import laid_at
+from ...tableview import TableView
 from .i18n import gettext, ngettext
 from .naming import Name, name_of, spoken
 from .scoring import headline, match_headline, score_line

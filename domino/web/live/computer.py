@@ -29,9 +29,9 @@ from concurrent.futures.process import BrokenProcessPool
 
 from flask import has_request_context, request
 
-from .. import bots
-from ..addresses import subscriber
-from ..views import seat_view
+from ... import bots
+from ...addresses import subscriber
+from ...views import seat_view
 from .pools import FairQueue, Job
 
 log = logging.getLogger(__name__)

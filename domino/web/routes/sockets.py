@@ -10,13 +10,13 @@ from flask import Blueprint, abort, current_app, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
-from ..room import RoomError
-from ..server.green import in_background, under_gevent
-from .hub import Connection
-from .i18n import chosen_language
-from .outbox import Outbox
-from .render import links
-from .seats import seated
+from ...room import RoomError
+from ...server.green import in_background, under_gevent
+from ..live.hub import Connection
+from ..live.outbox import Outbox
+from ..seats import seated
+from ..view.i18n import chosen_language
+from ..view.render import links
 
 bp = Blueprint("sockets", __name__)
 sock = Sock()

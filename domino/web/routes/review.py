@@ -28,14 +28,14 @@ from functools import partial
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from .. import review
-from ..addresses import subscriber
-from ..record import from_record
-from ..room import form_number
-from .computer import pool
-from .naming import name_of
-from .pools import FairQueue, Job
-from .seats import seated, tables
+from ... import review
+from ...addresses import subscriber
+from ...record import from_record
+from ...room import form_number
+from ..live.computer import pool
+from ..live.pools import FairQueue, Job
+from ..seats import seated, tables
+from ..view.naming import name_of
 
 bp = Blueprint("review", __name__)
 PENDING_CAP = 64  # reviews waiting in all

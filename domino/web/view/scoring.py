@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from ..tableview import TableView
-from ..tiles import pip_total
+from ...tableview import TableView
+from ...tiles import pip_total
 from .faces import remember
 from .i18n import Words, gettext, ngettext
 from .naming import Name, name_of, spoken

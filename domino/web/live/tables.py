@@ -14,15 +14,15 @@ from collections.abc import Iterable
 
 from flask_babel import force_locale
 
-from ..events import DRAW
-from ..game import IllegalMove, legal_actions
-from ..room import DRAW_UNTIL, Room, RoomError
-from ..rules import DEFAULT, Rules
-from ..store.rooms import Rooms
-from ..tableview import table_view
+from ...events import DRAW
+from ...game import IllegalMove, legal_actions
+from ...room import DRAW_UNTIL, Room, RoomError
+from ...rules import DEFAULT, Rules
+from ...store.rooms import Rooms
+from ...tableview import table_view
+from ..view.messages import notice
+from ..view.render import render_superseded, render_table
 from .hub import Connection, Hub, Superseded
-from .messages import notice
-from .render import render_superseded, render_table
 
 
 class Tables:

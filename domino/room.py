@@ -26,7 +26,7 @@ from .record import move_from_dict
 from .rules import DEFAULT, Rules
 
 MOVES = ("play", "draw", "pass")
-DRAW_UNTIL = "draw-until"  # draws, one stored "draw" each, until a tile fits (web/tables.py)
+DRAW_UNTIL = "draw-until"  # draws, one stored "draw" each, until a tile fits (web/live/tables.py)
 ASKS = {"new-round": "round", "rematch": "rematch"}  # what each asks for
 ACCEPTS = {"accept-new-round": "round", "accept-rematch": "rematch"}
 ROOM_ACTIONS = (*MOVES, DRAW_UNTIL, *ASKS, *ACCEPTS, "decline-new-round")

@@ -1,5 +1,5 @@
-"""The computer's decisions wait in a fair queue (domino/web/pools.py, web/computer.py): one per
-room and seat, the newest position only, one client's rooms behind each other, and every
+"""The computer's decisions wait in a fair queue (domino/web/live/pools.py, web/live/computer.py):
+one per room and seat, the newest position only, one client's rooms behind each other, and every
 position answered in the end, however its first decision went."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The worker keeps the long-lived heap frozen out of full collections, and frees cyclic
-garbage all the same (domino/worker.py: settle_heap)."""
+garbage all the same (domino/server/worker.py: settle_heap)."""
 
 from __future__ import annotations
 

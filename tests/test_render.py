@@ -183,7 +183,7 @@ def _placeholders(text: str) -> dict:
 
 
 def test_each_language_s_words_are_flask_babel_s(tmp_path):
-    """web/i18n.py looks each catalog up once per language: every message comes out as
+    """web/view/i18n.py looks each catalog up once per language: every message comes out as
     Flask-Babel words it, in Python and in a template."""
     pot = Path(__file__).resolve().parent.parent / "domino" / "translations" / "messages.pot"
     with pot.open("rb") as file:

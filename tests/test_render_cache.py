@@ -1,4 +1,4 @@
-"""The parts of a table drawn once and reused (web/render.py, faces.py, story.py) never reach
+"""The parts of a table drawn once and reused (web/view/render.py, faces.py, story.py) never reach
 a table they do not match: a table drawn with every cache warm is the one drawn with every
 cache empty, whatever changed without a move (names, presence, links, the language)."""
 

@@ -1,5 +1,5 @@
 """Slow clients cannot hold the worker: the production server (gunicorn.conf.py) cuts requests
-that drip in, caps one address's connections, and leaves websockets alone (domino/worker.py).
+that drip in, caps one address's connections, and leaves websockets alone (domino/server/worker.py).
 
 Each server runs as `make serve` does, on a free loopback port with a temporary database. The
 timings asserted are bounds on correctness (cut after the deadline, within a few seconds of

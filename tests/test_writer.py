@@ -1,5 +1,5 @@
 """The store's writer: grouped commits, each job undone alone, nothing answered before it is
-durable (domino/writer.py), and the store telling its own writes from another process's."""
+durable (domino/store/writer.py), and the store telling its own writes from another process's."""
 
 from __future__ import annotations
 

@@ -234,7 +234,7 @@ def tile_mentions(doc: Node) -> list[tuple[str, Node]]:
 
 
 def face_tile(svg: Node) -> str:
-    """The tile a domino face (web/faces.py) draws, low-high, counted from its pips: the
+    """The tile a domino face (web/view/faces.py) draws, low-high, counted from its pips: the
     first half is the left one (the top one on an upright face)."""
     upright = "v" in (svg.get("class") or "").split()
     halves = [0, 0]

@@ -1,7 +1,7 @@
 """Rooms kept in the store: created, joined and changed, stored before acknowledged.
 
 No Flask here. `Rooms` keeps the store as the record and a cache of folded rooms (the fold and
-what an action decides are in `domino.room`); its caller (`domino.web.tables`) makes one writer
+what an action decides are in `domino.room`); its caller (`domino.web.live.tables`) makes one writer
 per room, and the `(room, seq)` key is the backstop.
 """
 
@@ -44,7 +44,7 @@ class Rooms:
     """The rooms of one process, stored before acknowledged.
 
     It takes no room's lock: the caller serializes the changes of each room (one writer per
-    room, `domino.web.tables`), and a change made from a stale fold is refused by the store's
+    room, `domino.web.live.tables`), and a change made from a stale fold is refused by the store's
     key. (`_guard` only keeps a late fold from replacing a newer cached room.)
     """
 

@@ -35,7 +35,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     security.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["face"] = face
-    # Creation forms post to the shard that drew their page (`?shard=`: web/fairness.py).
+    # Creation forms post to the shard that drew their page (`?shard=`: web/forms/fairness.py).
     app.jinja_env.globals["own_shard"] = app.config["SHARD"] or None
     rules_text.register(app)  # rules_line(rules), rules_sentences(rules)
     sync_delay = app.config["SYNC_DELAY_MS"] / 1000  # a slow disk, for tests and benches

@@ -17,7 +17,7 @@ COOKIE = "seat"
 
 
 def tables():
-    """The app's one owner of room changes (web/tables.py)."""
+    """The app's one owner of room changes (web/live/tables.py)."""
     return current_app.extensions["domino"]
 
 

@@ -1,1 +1,1 @@
-"""forms"""
+"""Posted input into values: the rules card, the fair-deal seeds."""

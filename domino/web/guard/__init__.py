@@ -1,1 +1,1 @@
-"""guard"""
+"""Security checks and rate limits, around every request."""

@@ -93,7 +93,7 @@ class Tables:
 
         Each tile is a draw of its own, stored and pushed before the next, like a press of
         "Draw a tile". The lock is held from the first draw to the last, so nobody acts in
-        between (the pushes never wait on the network: web/outbox.py). The first draw is
+        between (the pushes never wait on the network: web/live/outbox.py). The first draw is
         refused like any draw (a tile fits, not this seat's turn, a stale `seq`) and then
         nothing changes; a later one the room refuses (the other seat went away, the room
         changed elsewhere) ends the press with the draws made so far.

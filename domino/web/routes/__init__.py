@@ -1,1 +1,2 @@
-"""routes"""
+"""Blueprints. A route module imports its helpers (web/seats.py, live/, view/, forms/), never
+another route module."""

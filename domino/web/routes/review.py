@@ -1,7 +1,7 @@
 """Round review pages: a finished round step by step, and its analysis made off the request path.
 
-The first request for a round's review queues one job (web/pools.py): the next free slot of the
-review pool (web/computer.py `pool(role="review")`, processes of their own below the computer's
+The first request for a round's review queues one job (web/live/pools.py): the next free slot of the
+review pool (web/live/computer.py `pool(role="review")`, processes of their own below the computer's
 moves) takes the oldest job of the next client in turn, so one client's many reviews wait behind
 each other and never in front of another's. The result is stored (`Store.save_review`) whenever
 the pool finishes it, even if every page that asked has gone; later requests serve it. A job not

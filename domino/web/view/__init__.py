@@ -1,1 +1,2 @@
-"""view"""
+"""Presentation: a seat's table and its words (render, faces, story, scoring, naming, named),
+the rules' text, messages and languages. It reads table views."""

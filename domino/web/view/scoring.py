@@ -37,7 +37,7 @@ class Side:
 
 
 def seat_name(tv: TableView, seat: int) -> str:
-    """Who sits at `seat`, as this seat's table calls them (web/naming.py)."""
+    """Who sits at `seat`, as this seat's table calls them (web/view/naming.py)."""
     if seat == tv.seat:
         return gettext("You")
     if tv.rules.seats == 2:

@@ -99,7 +99,7 @@ def recent(tv: TableView) -> tuple[Recent, ...]:
 
 def who(tv: TableView, seat: int) -> str | Name:
     """`you`, `computer` or `friend`: whose move it is, as this seat's table words it; at a
-    table of three or four, another seat's `Name` (web/naming.py)."""
+    table of three or four, another seat's `Name` (web/view/naming.py)."""
     if seat == tv.seat:
         return "you"
     if tv.rules.seats > 2:

@@ -35,7 +35,7 @@ def create_app(config=None):
     )
     if config:
         app.config.update(config)
-    from domino.rooms import SHARD_NAME
+    from domino.room import SHARD_NAME
 
     shard = app.config["SHARD"]
     if shard and not SHARD_NAME.fullmatch(shard):

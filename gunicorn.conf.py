@@ -3,20 +3,20 @@
 One process with one gevent worker holds every room and socket (a room lives in one process's
 memory), so the worker's connections are sized for 10,000 sockets (5,000 rooms of two seats)
 plus the plain HTTP connections beside them. The worker is gunicorn's gevent worker with a time
-limit per request and a cap on one address's connections (domino/worker.py), both read from the
-environment: DOMINO_REQUEST_TIMEOUT and DOMINO_MAX_CONNECTIONS_PER_ADDRESS.
+limit per request and a cap on one address's connections (domino/server/worker.py), both read
+from the environment: DOMINO_REQUEST_TIMEOUT and DOMINO_MAX_CONNECTIONS_PER_ADDRESS.
 """
 
 import resource
 
-from domino.worker import read_limits
+from domino.server.worker import read_limits
 
 try:
     read_limits()  # the worker reads them again; a bad value stops the server here, clearly
 except ValueError as error:
     raise SystemExit(f"gunicorn.conf.py: {error}") from None
 
-worker_class = "domino.worker.Worker"
+worker_class = "domino.server.worker.Worker"
 workers = 1
 worker_connections = 12_000
 control_socket_disable = True
@@ -29,7 +29,7 @@ graceful_timeout = 10
 # thresholds (700, 10, 10) that took ~10 s at 300 moves/s. Fewer young collections promote
 # far less. (Nearly all garbage here is freed by reference counting, not by the collector.)
 GC_THRESHOLDS = (5_000, 20, 50)
-# The store's writer commits on an OS thread of its own (domino/writer.py). Between its SQLite
+# The store's writer commits on an OS thread of its own (domino/store/writer.py). Between its SQLite
 # calls it needs the GIL back from the event loop, which keeps it for up to Python's switch
 # interval (5 ms) while it renders: a batch of a few statements then took tens of ms, and every
 # room waited on it. A short interval hands the GIL over as soon as the writer asks for it.
@@ -52,12 +52,12 @@ def post_fork(server, worker):
 def post_worker_init(worker):
     """Start the computer's deciders before serving (starting one blocks the event loop for a
     moment), leave what the app loaded at start out of every later collection, and from then
-    on freeze the long-lived heap every half minute (domino/worker.py: keep_heap_frozen)."""
+    on freeze the long-lived heap every half minute (domino/server/worker.py: keep_heap_frozen)."""
     import gc
 
     import gevent
 
-    from domino.worker import keep_heap_frozen
+    from domino.server.worker import keep_heap_frozen
 
     worker.wsgi.extensions["domino"].computer.start()
     gc.freeze()

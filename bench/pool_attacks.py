@@ -60,7 +60,7 @@ from wire import close_browsers, session, source
 TURN = re.compile(r'data-turn="(\w+)"')
 STALE = "The table changed in the meantime"  # the "stale" refusal's words (English pages)
 BUSY = "Many rounds are being reviewed"  # the review's "busy" words
-ACT_LIMIT, LIMIT_WINDOW_S = 120, 60.0  # RATELIMIT_ACT, per seat (domino/web/limits.py)
+ACT_LIMIT, LIMIT_WINDOW_S = 120, 60.0  # RATELIMIT_ACT, per seat (domino/web/guard/limits.py)
 SETTLE_S = 30.0  # after a flood, every table is back to its player within this (the target)
 REPLY_P99_S = 2.0  # the honest computer reply's p99 target under the decision flood
 REVIEW_RATIO = 3.0  # the honest review under the flood may take this many times its time alone
@@ -71,7 +71,7 @@ POLL_S = 1.0  # a review page polls its analysis every second (hx-trigger="every
 STOP_POLLING = 286  # the analysis poll's answer once the review is ready
 AWAY_SECONDS = 2.0  # DOMINO_AWAY_SECONDS for stand_in_redeal's server
 SETUP_S = 180.0  # at most this long to play the review flood's rounds to their end
-# The pools' processes lower their priority by these (domino/web/computer.py: NICENESS and
+# The pools' processes lower their priority by these (domino/web/live/computer.py: NICENESS and
 # REVIEW_NICENESS), from the worker's own niceness: that is how the bench tells them apart.
 DECIDE_NICENESS, REVIEW_NICENESS = 10, 15
 

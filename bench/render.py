@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from flask_babel import force_locale
 from render_corpus import LANGUAGES, app_for_corpus, corpus
 
-from domino.web.render import render_table
+from domino.web.view.render import render_table
 
 
 def tables() -> list:

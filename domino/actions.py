@@ -68,7 +68,7 @@ def redeals(room: Room, seat: int, action: str) -> bool:
     play: a new round or match asked for, or agreed to, mid-round by the last seat whose word
     it waited for (against the computer: the one person, at once). Dealing again and again
     like this is how a hand is fished for; the web counts these requests against a tight
-    budget (web/limits.py). A new round after the round is over is not one of them."""
+    budget (web/guard/limits.py). A new round after the round is over is not one of them."""
     if ASKS.get(action, ACCEPTS.get(action)) != "round" or room.bots[seat] is not None:
         return False
     if not room.full or room.round is None or room.round.over:

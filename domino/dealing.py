@@ -20,6 +20,16 @@ REMATCH_ROTATION = 1  # in a rematch seat s holds the hand seat s + 1 held
 
 
 @dataclass(frozen=True, slots=True)
+class FirstDeal:
+    """What the home page committed to before a room existed (SPEC §10): the server seed it
+    showed the commitment of, the page's single-use `nonce` and the client seed sent back."""
+
+    server_seed: str
+    nonce: str
+    client_seed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Fair:
     """A room's fair-deal state.
 

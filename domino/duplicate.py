@@ -2,17 +2,31 @@
 
 In the rematch seat s holds the hand seat s + 1 held the first time, with the same boneyard.
 A seat's duplicate score is its net points in the first round plus its net points in the
-second (`domino.simulate.net_points`: what its side wrote against the others' mean, higher
+second (`net_points`: what its side wrote against the others' mean, higher
 better). The luck of the deal cancels out: at two seats, a seat that plays each hand as well
 as the other seat played it scores 0, and a better player scores more.
 """
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
-from .game import State, outcome
-from .simulate import net_points
+from .game import Outcome, State, outcome
+from .rules import Rules
+
+
+def net_points(rules: Rules, result: Outcome, seat: int) -> float:
+    """What `seat`'s side wrote for the round against the others' mean, higher better.
+
+    Under goat scoring what a side writes is a penalty, so the sign is turned.
+    """
+    sides = rules.sides()
+    own = result.scores[seat]
+    others = [result.scores[side[0]] for side in sides if seat not in side]
+    value = own - statistics.fmean(others)
+    value = -value if rules.scoring == "goat" else value
+    return int(value) if value == int(value) else value
 
 
 @dataclass(frozen=True, slots=True)

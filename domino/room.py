@@ -26,7 +26,7 @@ from .record import move_from_dict
 from .rules import DEFAULT, Rules
 
 MOVES = ("play", "draw", "pass")
-DRAW_UNTIL = "draw-until"  # draws, one stored "draw" each, until a tile fits (web/tables.py)
+DRAW_UNTIL = "draw-until"  # draws, one stored "draw" each, until a tile fits (web/live/tables.py)
 ASKS = {"new-round": "round", "rematch": "rematch"}  # what each asks for
 ACCEPTS = {"accept-new-round": "round", "accept-rematch": "rematch"}
 ROOM_ACTIONS = (*MOVES, DRAW_UNTIL, *ASKS, *ACCEPTS, "decline-new-round")
@@ -35,6 +35,8 @@ OLD_COMPUTER_SEAT = 1  # the seat of a computer room's "level" events that name 
 STAND_IN_LEVEL = "medium"  # the computer's level for an away player it never stood in for
 NAME_LENGTH = 20  # the longest display name, in characters
 DIGITS = re.compile(r"[0-9]{1,18}")  # a whole number as a form writes it: ASCII digits only
+IDLE_SECONDS = 7 * 24 * 3600  # a room idle this long is deleted (`flask purge-rooms`)
+SHARD_NAME = re.compile(r"[a-z][a-z0-9]{0,15}")  # a shard's; no "-": it ends the name in an id
 
 
 class RoomError(Exception):
@@ -166,6 +168,18 @@ def seat_number(text, seats: int) -> int:
 def secret_hash(secret: str) -> str:
     """What is stored of a seat's secret."""
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_secret() -> str:
+    """A seat secret: 256 random bits."""
+    return secrets.token_urlsafe(32)
+
+
+def new_room_id(shard: str = "") -> str:
+    """A room id: 128 random bits, after `<shard>-` when the process is one shard of several,
+    so that a router sends the room home by its id alone (README, "Many shards")."""
+    token = secrets.token_urlsafe(16)
+    return f"{shard}-{token}" if shard else token
 
 
 def empty(room_id: str, kind: str, rules: Rules = DEFAULT) -> Room:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from random import Random
 
 from . import bots
+from .duplicate import net_points
 from .game import Outcome, State, apply, deal, outcome, resolve, start
 from .match import Match, add, new_match
 from .record import dumps, match_to_dict, to_record
@@ -72,19 +73,6 @@ def round_rngs(seed: int, number: int, seats: int) -> list[Random]:
 def deal_rng(seed: int, number: int) -> Random:
     """The random source of deal `number`."""
     return Random(f"{seed}:deal:{number}")
-
-
-def net_points(rules: Rules, result: Outcome, seat: int) -> float:
-    """What `seat`'s side wrote for the round against the others' mean, higher better.
-
-    Under goat scoring what a side writes is a penalty, so the sign is turned.
-    """
-    sides = rules.sides()
-    own = result.scores[seat]
-    others = [result.scores[side[0]] for side in sides if seat not in side]
-    value = own - statistics.fmean(others)
-    value = -value if rules.scoring == "goat" else value
-    return int(value) if value == int(value) else value
 
 
 @dataclass

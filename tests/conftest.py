@@ -37,7 +37,7 @@ def hold(monkeypatch):
     """`hold()` makes the computer's decisions wait from then on until the event it returns is
     set, so nothing the computer does comes first however slow the machine; all are released
     at the end."""
-    from domino.web.computer import Computer
+    from domino.web.live.computer import Computer
 
     releases: list[threading.Event] = []
 

@@ -34,13 +34,13 @@ from faults import Seat, ServerDown, csrf_field, new_room, position, stored  # n
 from shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
 
 from domino.record import from_record, move_to_dict  # noqa: E402
-from domino.web.i18n import CATALOGS  # noqa: E402
+from domino.web.view.i18n import CATALOGS  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 WAIT = 10.0  # seconds for a push, or for the computer's answer
 NOT_A_HANG = 5.0  # seconds within which nginx answers for a shard that is down
-SLOW_CUT = 10.0  # nginx's client_header_timeout; a shard's whole request (domino/worker.py)
+SLOW_CUT = 10.0  # nginx's client_header_timeout; a shard's whole request (domino/server/worker.py)
 SHARDS = ("s1", "s2")
 KILLED, ALIVE = SHARDS
 MOVES = ("play", "draw", "pass")
@@ -352,7 +352,7 @@ def test_slow_requests_are_cut_10_s_after_they_began_and_oversized_ones_at_once(
     """A client dripping its headers is cut off by nginx 10 s after it connected; one
     dripping its body a byte a second (never the 10 s gap nginx times between a body's
     reads) is cut off by the shard, which nginx passes the body to as it comes, 10 s after
-    the request began (408: domino/worker.py); a body over 64 KB is refused before any shard
+    the request began (408: domino/server/worker.py); a body over 64 KB is refused before any shard
     sees it."""
     host, port = cluster.cluster.listen.split(":")
     start = time.monotonic()  # before nginx's timers start, so the lower bound holds

@@ -38,7 +38,7 @@ from domino.cluster.files import (  # noqa: E402
     ROOM_CONNECTIONS,
     Budget,
 )
-from domino.worker import MAX_CONNECTIONS_PER_ADDRESS, REQUEST_TIMEOUT  # noqa: E402
+from domino.server.worker import MAX_CONNECTIONS_PER_ADDRESS, REQUEST_TIMEOUT  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -47,8 +47,8 @@ from domino.room import MOVES, fold
 from domino.rules import DEFAULT
 from domino.tiles import Laid, Tile
 from domino.views import SeatView, seat_view
-from domino.web.computer import Computer
-from domino.web.messages import refusal
+from domino.web.live.computer import Computer
+from domino.web.view.messages import refusal
 
 PLAYER = 0
 COMPUTER = 1  # the computer's seat in a two-seat computer room
@@ -810,7 +810,7 @@ if __name__ == "__main__":
     from gevent import monkey
 
     monkey.patch_all()
-    from domino.web.computer import pool
+    from domino.web.live.computer import pool
 
     print(pool(1).submit(os.getpid).result(), flush=True)
     os.kill(os.getpid(), signal.SIGKILL)

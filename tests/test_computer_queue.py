@@ -1,5 +1,5 @@
-"""The computer's decisions wait in a fair queue (domino/web/pools.py, web/computer.py): one per
-room and seat, the newest position only, one client's rooms behind each other, and every
+"""The computer's decisions wait in a fair queue (domino/web/live/pools.py, web/live/computer.py):
+one per room and seat, the newest position only, one client's rooms behind each other, and every
 position answered in the end, however its first decision went."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from webkit import Table, make_app
 
 from domino import game
 from domino.events import DRAW
-from domino.web.computer import Computer
+from domino.web.live.computer import Computer
 
 PLAYER, COMPUTER = 0, 1
 WAIT = 30.0
@@ -124,12 +124,12 @@ def test_a_decision_that_fails_is_asked_again_until_the_computer_moves(app, monk
         return original(self, level, view, seed)
 
     monkeypatch.setattr(Computer, "_decide", flaky)
-    caplog.set_level(logging.WARNING, logger="domino.web.computer")
+    caplog.set_level(logging.WARNING, logger="domino.web.live.computer")
     hand_the_turn_over(player)
     settle(app)
     assert len(failures) == 2
     assert player.state.turn == PLAYER or player.state.over
-    said = [r for r in caplog.records if r.name == "domino.web.computer"]
+    said = [r for r in caplog.records if r.name == "domino.web.live.computer"]
     assert len(said) == 2 and all(r.exc_info is None for r in said)  # one line each
     assert "took too long" in said[0].getMessage()
 

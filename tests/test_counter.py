@@ -19,8 +19,8 @@ from domino.rules import DEFAULT, PRESETS
 from domino.tableview import table_view
 from domino.tiles import tiles
 from domino.views import seat_view
-from domino.web.render import links, render_table
-from domino.web.rules_form import CardError, card_for, counter_from_form
+from domino.web.forms.rules_form import CardError, card_for, counter_from_form
+from domino.web.view.render import links, render_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 

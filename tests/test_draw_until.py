@@ -26,7 +26,7 @@ from webkit import (
 
 from domino import game
 from domino.events import DRAW, Play
-from domino.web.messages import refusal
+from domino.web.view.messages import refusal
 
 RNG_SEED = 3
 

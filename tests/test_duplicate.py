@@ -19,7 +19,7 @@ from domino.rules import DEFAULT, PRESETS
 from domino.simulate import net_points
 from domino.tableview import table_view
 from domino.views import seat_view
-from domino.web.render import links, render_table
+from domino.web.view.render import links, render_table
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 TABLES = [DEFAULT, PRESETS["three"], PRESETS["pairs"], PRESETS["block"], PRESETS["goat"]]

@@ -12,7 +12,7 @@ import pytest
 from test_seats import move_params
 from webkit import Table, friends, make_app, notice, parse
 
-from domino.web.messages import refusal
+from domino.web.view.messages import refusal
 
 DEALS = 3  # fresh deals an address may have in a minute (the default)
 

@@ -1,5 +1,5 @@
 """The worker keeps the long-lived heap frozen out of full collections, and frees cyclic
-garbage all the same (domino/worker.py: settle_heap)."""
+garbage all the same (domino/server/worker.py: settle_heap)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import weakref
 
 import pytest
 
-from domino.worker import settle_heap
+from domino.server.worker import settle_heap
 
 
 class Node:

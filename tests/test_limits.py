@@ -12,9 +12,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from webkit import Table, friends, make_app, notice, parse
 
-from domino.web import limits
-from domino.web.limits import client_address
-from domino.web.messages import error_message
+from domino.web.guard import limits
+from domino.web.guard.limits import client_address
+from domino.web.view.messages import error_message
 
 ACT = 4  # actions a seat may take in a minute here
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from domino.web.outbox import MAX_QUEUED, Outbox
+from domino.web.live.outbox import MAX_QUEUED, Outbox
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES = [bytes([n % 251]) * 20_000 for n in range(10)]  # far more than the buffers hold
@@ -83,7 +83,7 @@ from gevent import monkey
 monkey.patch_all()
 import socket, sys, time
 import gevent
-from domino.web.outbox import Outbox
+from domino.web.live.outbox import Outbox
 
 ours, theirs = socket.socketpair()
 ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)

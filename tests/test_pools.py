@@ -1,4 +1,4 @@
-"""The fair queue in front of the process pools (domino/web/pools.py): one job per key, the
+"""The fair queue in front of the process pools (domino/web/live/pools.py): one job per key, the
 owners in turn, caps, and jobs no longer wanted dropped unstarted.
 
 The queue starts jobs through a `spawn` the tests hold: a started job runs only when the test
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from domino.web.pools import FairQueue, Job
+from domino.web.live.pools import FairQueue, Job
 
 
 class Slots:

@@ -21,7 +21,7 @@ from test_socket_release import ended_by_server
 from test_sockets import SEED, opened, table  # noqa: F401 (fixtures, on this module's server)
 
 from app import DEFAULT_PING_SECONDS
-from domino.web.sockets import PING_FRAME, Pinger
+from domino.web.routes.sockets import PING_FRAME, Pinger
 
 PING = DEFAULT_PING_SECONDS
 FEW_SECONDS = 5.0  # the server lets the seat go within this of the drop (a ping falls due, then

@@ -7,8 +7,8 @@ from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 from webkit import make_app
 
-from domino.web import ratestore
-from domino.web.ratestore import LazyMemoryStorage
+from domino.web.guard import ratestore
+from domino.web.guard.ratestore import LazyMemoryStorage
 
 
 class Clock:

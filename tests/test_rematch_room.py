@@ -9,9 +9,9 @@ import pytest
 from test_room_rules import finish_round, move, seated
 
 from domino.room import RoomError
-from domino.rooms import Rooms
 from domino.rules import PRESETS
 from domino.store import Store
+from domino.store.rooms import Rooms
 from domino.tableview import table_view
 
 EVERYONE = frozenset({0, 1, 2, 3})

@@ -21,9 +21,9 @@ from webkit import Table, friends, make_app, seat_on_turn
 from domino import game
 from domino.events import Play
 from domino.tableview import table_view
-from domino.web.faces import face
-from domino.web.i18n import words
-from domino.web.render import choices, links, render_table
+from domino.web.view.faces import face
+from domino.web.view.i18n import words
+from domino.web.view.render import choices, links, render_table
 
 
 def test_a_face_shows_each_half_with_its_pips_and_is_drawn_once():
@@ -183,7 +183,7 @@ def _placeholders(text: str) -> dict:
 
 
 def test_each_language_s_words_are_flask_babel_s(tmp_path):
-    """web/i18n.py looks each catalog up once per language: every message comes out as
+    """web/view/i18n.py looks each catalog up once per language: every message comes out as
     Flask-Babel words it, in Python and in a template."""
     pot = Path(__file__).resolve().parent.parent / "domino" / "translations" / "messages.pot"
     with pot.open("rb") as file:

@@ -1,4 +1,4 @@
-"""The parts of a table drawn once and reused (web/render.py, faces.py, story.py) never reach
+"""The parts of a table drawn once and reused (web/view/render.py, faces.py, story.py) never reach
 a table they do not match: a table drawn with every cache warm is the one drawn with every
 cache empty, whatever changed without a move (names, presence, links, the language)."""
 
@@ -16,8 +16,8 @@ from domino import game
 from domino.rules import PRESETS
 from domino.tableview import table_view
 from domino.tiles import Laid
-from domino.web import faces, naming, render, scoring, story
-from domino.web.render import Links, links, render_table
+from domino.web.view import faces, naming, render, scoring, story
+from domino.web.view.render import Links, links, render_table
 
 LANGUAGES = ("en", "nl", "pl", "fr")
 

@@ -17,8 +17,8 @@ from domino import game, review
 from domino.events import Play
 from domino.record import dumps, from_record, to_record
 from domino.views import seat_view
-from domino.web import computer
-from domino.web import review as web_review
+from domino.web.live import computer
+from domino.web.routes import review as web_review
 
 WAIT = 60.0
 # A double-three block game with every tile dealt, so each seat can count the other's hand.
@@ -389,11 +389,11 @@ def test_a_review_that_takes_too_long_says_so_in_one_line_and_is_stored_when_don
 ):
     player = finished_friend_round(app)
     monkeypatch.setattr(web_review, "REVIEW_SECONDS", 0.001)  # every review is too long
-    caplog.set_level(logging.WARNING, logger="domino.web.review")
+    caplog.set_level(logging.WARNING, logger="domino.web.routes.review")
     player.get(f"{player.url}/review/0")
     store = player.services.rooms.store
     (seq, _text) = store.record_rows(player.room)[0]
     assert wait_for(lambda: store.review(player.room, seq) is not None)
-    said = [r for r in caplog.records if r.name == "domino.web.review"]
+    said = [r for r in caplog.records if r.name == "domino.web.routes.review"]
     assert len(said) == 1 and said[0].exc_info is None
     assert "took too long" in said[0].getMessage()

@@ -12,9 +12,9 @@ import pytest
 from domino import game
 from domino.match import add, new_match
 from domino.room import RoomError, fold
-from domino.rooms import Rooms
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.store import Store
+from domino.store.rooms import Rooms
 
 TWO_SEATS = [name for name, rules in PRESETS.items() if rules.seats == 2]
 

@@ -16,8 +16,8 @@ from domino.actions import decide
 from domino.fair import commitment, fair_deal
 from domino.record import dumps, to_record
 from domino.room import Room, RoomError, fold, secret_hash
-from domino.rooms import Rooms
 from domino.store import Conflict, Store
+from domino.store.rooms import Rooms
 from domino.tableview import table_view
 
 

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from webkit import Node, Table, make_app, parse
 
 from domino.rules import DEFAULT, PRESETS, Rules
-from domino.web import rules_text
-from domino.web.messages import refusal
-from domino.web.rules_form import form_values
+from domino.web.forms.rules_form import form_values
+from domino.web.view import rules_text
+from domino.web.view.messages import refusal
 
 CARD_PRESETS = ("classic", "match-100", "block", "goat", "international", "pairs", "three")
 LANGS = ("en", "nl", "pl", "fr")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from webkit import Table, make_app, notice, parse
 
-from domino.web.hub import tab_time
-from domino.web.messages import refusal
-from domino.web.review import step as review_step
+from domino.web.live.hub import tab_time
+from domino.web.routes.review import step as review_step
+from domino.web.view.messages import refusal
 
 # Not a seat of a table of four, written every way a form could: superscripts, a circled
 # digit, Arabic-Indic and full-width digits (int() reads both as 3 and 1), a sign, a seat

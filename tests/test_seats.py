@@ -14,10 +14,11 @@ from webkit import Table, friends, make_app
 
 from domino import bots, game
 from domino.actions import decide
+from domino.records import record_names
 from domino.room import RoomError, fold, secret_hash
-from domino.rooms import Rooms, record_names
 from domino.rules import PRESETS
 from domino.store import Store
+from domino.store.rooms import Rooms
 from domino.views import seat_view
 
 AWAY = 1.0  # seconds a seat must be away before it may be handed over, in these tests

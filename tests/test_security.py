@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from webkit import WEBSOCKET_HEADERS, Table, make_app
 
 from app import create_app
-from domino.web import security
-from domino.web.messages import error_message
+from domino.web.guard import security
+from domino.web.view.messages import error_message
 
 BAD_HOSTS = [
     "a..b",

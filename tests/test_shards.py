@@ -11,7 +11,7 @@ from webkit import Table, make_app, parse
 
 from app import create_app
 
-TOKEN = r"[A-Za-z0-9_-]{22}"  # 128 random bits, as rooms.new_room_id draws them
+TOKEN = r"[A-Za-z0-9_-]{22}"  # 128 random bits, as room.new_room_id draws them
 
 
 @pytest.fixture

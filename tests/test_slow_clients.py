@@ -1,5 +1,5 @@
 """Slow clients cannot hold the worker: the production server (gunicorn.conf.py) cuts requests
-that drip in, caps one address's connections, and leaves websockets alone (domino/worker.py).
+that drip in, caps one address's connections, and leaves websockets alone (domino/server/worker.py).
 
 Each server runs as `make serve` does, on a free loopback port with a temporary database. The
 timings asserted are bounds on correctness (cut after the deadline, within a few seconds of
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from faults import Server, free_port, new_room  # noqa: E402
 
-from domino.worker import TimedReads, address_group, read_limits  # noqa: E402
+from domino.server.worker import TimedReads, address_group, read_limits  # noqa: E402
 
 DEADLINE = 1.5  # DOMINO_REQUEST_TIMEOUT of the servers that time requests
 CAP = 20  # DOMINO_MAX_CONNECTIONS_PER_ADDRESS

@@ -1,6 +1,6 @@
 """A slow disk stalls no one: while one room's sync is in flight, other rooms' pages, sockets and
 pushes are still served, since the store's writer commits on a thread of its own
-(domino/writer.py), and the move itself is answered only once its sync is done.
+(domino/store/writer.py), and the move itself is answered only once its sync is done.
 
 The production server runs as `make serve` does. The rooms are made on a fast disk; then it is
 restarted on the same database with DOMINO_SYNC_DELAY_MS making every sync take SYNC seconds

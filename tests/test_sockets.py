@@ -23,7 +23,7 @@ from live import live_server
 
 from domino import game
 from domino.events import DRAW, PASS, Play
-from domino.web.messages import refusal
+from domino.web.view.messages import refusal
 
 WAIT = 5.0  # seconds to wait for any one expected frame
 SEED = 1

@@ -15,7 +15,7 @@ from webkit import Table, make_app, parse
 
 from domino.fair import commitment
 from domino.store import NONCE_KEPT_SECONDS, NONCE_SECONDS
-from domino.web.fairness import first_deal
+from domino.web.forms.fairness import first_deal
 
 
 @pytest.fixture

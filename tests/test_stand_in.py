@@ -17,11 +17,11 @@ from webkit import Table, friends, make_app, notice, parse
 from domino import bots
 from domino.actions import level_event
 from domino.room import RoomError, fold
-from domino.rooms import Rooms
 from domino.rules import PRESETS
 from domino.store import Store
+from domino.store.rooms import Rooms
 from domino.views import seat_view
-from domino.web.messages import refusal
+from domino.web.view.messages import refusal
 
 LONG_AWAY = 3600.0  # no test waits it out: the time a seat left is backdated instead
 

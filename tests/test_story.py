@@ -1,6 +1,6 @@
 """The table's story (issue 14): the move list and the other seats' recent turns.
 
-Unit tests of domino/web/story.py on the rules core's own histories, then whole rounds
+Unit tests of domino/web/view/story.py on the rules core's own histories, then whole rounds
 through the Flask test client: every table a seat is sent holds the SPEC §7.3 move list
 (`data-move-list`, one `data-move` per public move, in order, with the absolute seat, the
 action and a play's tile as laid) and names no tile that seat may not see.
@@ -21,8 +21,8 @@ from domino.rules import Rules
 from domino.tableview import TableView
 from domino.tiles import Laid, Tile
 from domino.views import seat_view
-from domino.web.render import Speaker
-from domino.web.story import Recent, Step, Teller, recent, step, steps
+from domino.web.view.render import Speaker
+from domino.web.view.story import Recent, Step, Teller, recent, step, steps
 
 
 @pytest.fixture

@@ -499,8 +499,8 @@ def test_the_notes_and_the_move_list_name_each_seat_and_sum_up_its_turn(app):
     from domino.tableview import Company, TableView
     from domino.tiles import Tile
     from domino.views import seat_view
-    from domino.web.render import Speaker, announcement
-    from domino.web.story import Teller
+    from domino.web.view.render import Speaker, announcement
+    from domino.web.view.story import Teller
 
     def told(rules, seat, history, turn, names=None):
         state = game.start(game.deal(rules, random.Random(1)), rules)

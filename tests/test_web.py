@@ -45,9 +45,9 @@ from webkit import (
 from domino import game
 from domino.events import DRAW, PASS, Play
 from domino.tiles import Tile
-from domino.web.hub import Superseded
-from domino.web.messages import notice as notice_of
-from domino.web.messages import refusal
+from domino.web.live.hub import Superseded
+from domino.web.view.messages import notice as notice_of
+from domino.web.view.messages import refusal
 
 DAY = 24 * 3600
 

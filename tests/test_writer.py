@@ -1,5 +1,5 @@
 """The store's writer: grouped commits, each job undone alone, nothing answered before it is
-durable (domino/writer.py), and the store telling its own writes from another process's."""
+durable (domino/store/writer.py), and the store telling its own writes from another process's."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 import pytest
 
 from domino.store import Conflict, Store
-from domino.writer import Writer
+from domino.store.writer import Writer
 
 
 def connector(path):

@@ -18,8 +18,8 @@ from domino import game
 from domino.events import DRAW, Play
 from domino.room import fold
 from domino.tiles import Tile
-from domino.web.hub import Connection
-from domino.web.render import links
+from domino.web.live.hub import Connection
+from domino.web.view.render import links
 
 TILE_TEXT = re.compile(r"(\d+)-(\d+)")
 WRITTEN_TILE = re.compile(r"(?<!\d)[0-6]-[0-6](?!\d)")
@@ -234,7 +234,7 @@ def tile_mentions(doc: Node) -> list[tuple[str, Node]]:
 
 
 def face_tile(svg: Node) -> str:
-    """The tile a domino face (web/faces.py) draws, low-high, counted from its pips: the
+    """The tile a domino face (web/view/faces.py) draws, low-high, counted from its pips: the
     first half is the left one (the top one on an upright face)."""
     upright = "v" in (svg.get("class") or "").split()
     halves = [0, 0]

@@ -37,10 +37,10 @@ from domino.actions import (
 from domino.room import Room, empty
 from domino.rules import DEFAULT, PRESETS
 from domino.tableview import table_view
-from domino.web import i18n, rules_text
-from domino.web.faces import face
-from domino.web.messages import NOTICES, notice, refusal
-from domino.web.render import Links, choices, links, render_table
+from domino.web.view import i18n, rules_text
+from domino.web.view.faces import face
+from domino.web.view.messages import NOTICES, notice, refusal
+from domino.web.view.render import Links, choices, links, render_table
 
 LANGUAGES = ("en", "nl", "pl", "fr")
 ROOT = Path(domino.__file__).resolve().parent.parent  # templates/ is there

@@ -1,10 +1,10 @@
 """A slow disk for the load bench: the store's own sync delay, or a stand-in for older code.
 
 gunicorn serves `slowdisk:create_app(config)` (bench/load.py --sync-delay-ms) in the checkout
-it runs in. A store that takes a sync delay (domino.writer: DOMINO_SYNC_DELAY_MS) needs nothing
-more. An older store committed on the event loop: there each commit is followed by a wait that
-holds the whole process, as a slow fsync does, so that two commits can be compared on the same
-slow disk.
+it runs in. A store that takes a sync delay (domino.store.writer: DOMINO_SYNC_DELAY_MS) needs
+nothing more. An older store committed on the event loop: there each commit is followed by a
+wait that holds the whole process, as a slow fsync does, so that two commits can be compared
+on the same slow disk.
 """
 
 from __future__ import annotations

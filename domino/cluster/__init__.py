@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..rooms import SHARD_NAME
+from ..room import SHARD_NAME
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: app.py, static/, .venv
 SYNC_INTERVAL = "1s"  # Litestream's: how often a shard's new moves reach its replica

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from ..web.i18n import LANGUAGES
-from ..worker import MAX_CONNECTIONS_PER_ADDRESS
+from ..server.worker import MAX_CONNECTIONS_PER_ADDRESS
+from ..web.view.i18n import LANGUAGES
 from . import Cluster, Shard, running_as_root, tool
 
 SHARD_CONNECTIONS = 12_000  # what one shard's worker takes (gunicorn.conf.py)
@@ -21,7 +21,7 @@ SHARD_CONNECTIONS = 12_000  # what one shard's worker takes (gunicorn.conf.py)
 ROOM_CONNECTIONS = 10_000
 OTHER_CONNECTIONS = 1_500
 # What one client may have in progress at nginx: an address, as a lone shard allows it
-# (domino/worker.py: an office behind one IPv4 address), and an IPv6 /64, one subscriber's
+# (domino/server/worker.py: an office behind one IPv4 address), and an IPv6 /64, one subscriber's
 # network whose every device has addresses of its own, twice that.
 PER_NETWORK = 2 * MAX_CONNECTIONS_PER_ADDRESS
 FILES_BESIDE = 1_000  # nginx's open files besides its connections: logs, listeners, pages
@@ -71,7 +71,7 @@ def shard_program(cluster: Cluster, shard: Shard) -> Program:
     env = {
         "DOMINO_SHARD": shard.name,
         "DOMINO_DB": str(cluster.db(shard)),
-        "DOMINO_PROXIES": "1",  # nginx's X-Forwarded-For is the client (web/limits.py)
+        "DOMINO_PROXIES": "1",  # nginx's X-Forwarded-For is the client (web/guard/limits.py)
         **cluster.env,
     }
     argv = (

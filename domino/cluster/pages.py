@@ -7,7 +7,7 @@ from pathlib import Path
 
 from flask import render_template
 
-from ..web.i18n import COOKIE, LANGUAGES
+from ..web.view.i18n import COOKIE, LANGUAGES
 
 
 def unavailable_pages() -> dict[str, str]:

@@ -10,20 +10,23 @@ from flask import Flask, render_template
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
-from ..rooms import IDLE_SECONDS, Rooms
+from ..room import IDLE_SECONDS
 from ..store import Store
-from .computer import Computer
-from .faces import face
-from .hub import Hub
-from .messages import error_message, refusal
-from .tables import Tables
+from ..store.rooms import Rooms
+from .live.computer import Computer
+from .live.hub import Hub
+from .live.tables import Tables
+from .view.faces import face
+from .view.messages import error_message, refusal
 
 csrf = CSRFProtect()
 
 
 def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
-    from . import i18n, limits, pages, review, rules_text, seating, security, sockets
+    from .guard import limits, security
+    from .routes import pages, review, seating, sockets
+    from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     if app.config.get("MAX_CONTENT_LENGTH") is None:  # Flask's default: no limit at all
@@ -32,7 +35,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     security.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["face"] = face
-    # Creation forms post to the shard that drew their page (`?shard=`: web/fairness.py).
+    # Creation forms post to the shard that drew their page (`?shard=`: web/forms/fairness.py).
     app.jinja_env.globals["own_shard"] = app.config["SHARD"] or None
     rules_text.register(app)  # rules_line(rules), rules_sentences(rules)
     sync_delay = app.config["SYNC_DELAY_MS"] / 1000  # a slow disk, for tests and benches

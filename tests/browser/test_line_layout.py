@@ -32,7 +32,7 @@ from test_matches import CARD
 
 from domino.rules import DEFAULT
 from domino.tiles import Laid
-from domino.web.render import Links, render_table
+from domino.web.view.render import Links, render_table
 
 BLOCK_OF_14 = replace(DEFAULT, boneyard=False, hand_size=14)
 

@@ -16,7 +16,7 @@ from test_friend_round import create_room, expect_both_connected, join_room, roo
 
 from domino import game
 from domino.events import DRAW, Play
-from domino.web.computer import Computer
+from domino.web.live.computer import Computer
 
 NEW_ROUND = '[data-action="new-round"]'
 ASK_ROUND = "Deal again? This round will be lost."

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from ..tableview import TableView
-from ..tiles import pip_total
+from ...tableview import TableView
+from ...tiles import pip_total
 from .faces import remember
 from .i18n import Words, gettext, ngettext
 from .naming import Name, name_of, spoken
@@ -37,7 +37,7 @@ class Side:
 
 
 def seat_name(tv: TableView, seat: int) -> str:
-    """Who sits at `seat`, as this seat's table calls them (web/naming.py)."""
+    """Who sits at `seat`, as this seat's table calls them (web/view/naming.py)."""
     if seat == tv.seat:
         return gettext("You")
     if tv.rules.seats == 2:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 
 from flask_babel import gettext
 
-from ..room import LEVELS
-from ..rules import DEFAULT, PRESETS, Rules, RulesError
-from . import rules_text
-from .messages import refusal
+from ...room import LEVELS
+from ...rules import DEFAULT, PRESETS, Rules, RulesError
+from ..view import rules_text
+from ..view.messages import refusal
 
 FIELDS = (
     "seats",

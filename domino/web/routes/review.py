@@ -1,7 +1,7 @@
 """Round review pages: a finished round step by step, and its analysis made off the request path.
 
-The first request for a round's review queues one job (web/pools.py): the next free slot of the
-review pool (web/computer.py `pool(role="review")`, processes of their own below the computer's
+The first request for a round's review queues one job (web/live/pools.py): the next free slot of the
+review pool (web/live/computer.py `pool(role="review")`, processes of their own below the computer's
 moves) takes the oldest job of the next client in turn, so one client's many reviews wait behind
 each other and never in front of another's. The result is stored (`Store.save_review`) whenever
 the pool finishes it, even if every page that asked has gone; later requests serve it. A job not
@@ -28,14 +28,14 @@ from functools import partial
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from .. import review
-from ..addresses import subscriber
-from ..record import from_record
-from ..room import form_number
-from .computer import pool
-from .naming import name_of
-from .pages import seated, tables
-from .pools import FairQueue, Job
+from ... import review
+from ...addresses import subscriber
+from ...record import from_record
+from ...room import form_number
+from ..live.computer import pool
+from ..live.pools import FairQueue, Job
+from ..seats import seated, tables
+from ..view.naming import name_of
 
 bp = Blueprint("review", __name__)
 PENDING_CAP = 64  # reviews waiting in all

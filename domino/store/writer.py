@@ -21,29 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..server.green import real_sleep, under_gevent
+
 Job = Callable[[sqlite3.Connection], Any]
-
-
-def under_gevent() -> bool:
-    """True when gevent has patched threads into greenlets (gunicorn's gevent worker)."""
-    monkey = sys.modules.get("gevent.monkey")
-    return monkey is not None and monkey.is_module_patched("threading")
-
-
-def real_sleep() -> Callable[[float], None]:
-    """`time.sleep` as the OS has it (gevent's would try to run an event loop on the thread)."""
-    if under_gevent():
-        from gevent.monkey import get_original
-
-        return get_original("time", "sleep")
-    return time.sleep
 
 
 @dataclass(eq=False, slots=True)

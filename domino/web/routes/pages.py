@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from flask import (
     Blueprint,
     Response,
     abort,
-    current_app,
-    g,
     make_response,
     redirect,
     render_template,
@@ -18,25 +14,30 @@ from flask import (
 )
 from flask_babel import ngettext
 
-from ..game import IllegalMove
-from ..room import DRAW_UNTIL, ROOM_ACTIONS, RoomError, form_number, seat_number
-from ..rooms import IDLE_SECONDS
-from ..tiles import Tile
-from .fairness import first_deal, home_commitment
-from .hub import new_tab
-from .i18n import chosen_language
-from .messages import refusal, status_of
-from .render import links, render_superseded, render_table
-from .rules_form import CardError, card_for, counter_from_form, level_from_form, rules_from_form
+from ...game import IllegalMove
+from ...room import (
+    DRAW_UNTIL,
+    IDLE_SECONDS,
+    ROOM_ACTIONS,
+    RoomError,
+    form_number,
+)
+from ...tiles import Tile
+from ..forms.fairness import first_deal, home_commitment
+from ..forms.rules_form import (
+    CardError,
+    card_for,
+    counter_from_form,
+    level_from_form,
+    rules_from_form,
+)
+from ..live.hub import new_tab
+from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, seated, tables
+from ..view.i18n import chosen_language
+from ..view.messages import refusal, status_of
+from ..view.render import links, render_table
 
 bp = Blueprint("pages", __name__)
-ROOM_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
-COOKIE = "seat"
-
-
-def tables():
-    """The app's one owner of room changes (web/tables.py)."""
-    return current_app.extensions["domino"]
 
 
 @bp.get("/")
@@ -205,22 +206,6 @@ def act(room_id: str, action: str):
     return render_table(tables().view(after, seat), links(after), notice=news)
 
 
-def acting_seat(room_id: str):
-    """The room and seat of a browser acting from its live tab, or a refusal to send back."""
-    found, seat = seated(room_id)
-    if found is None:
-        return None, None, (render_template("missing.html"), 404)
-    if seat is None:
-        return found, None, refuse(None, "not-seated")
-    hub = tables().hub
-    tab = request.headers.get("X-Tab") or request.form.get("tab")
-    if not hub.is_live(room_id, seat, tab):
-        if hub.live(room_id, seat) is not None:
-            return found, seat, (render_superseded(refusal("superseded")), 409)
-        return found, seat, refuse(found, "not-connected", seat)
-    return found, seat, None
-
-
 @bp.get("/r/<room_id>/record.jsonl")
 def record(room_id: str):
     """The finished rounds of the room, one record per line, for its seated players."""
@@ -238,49 +223,11 @@ def record(room_id: str):
     return Response(body, mimetype="application/jsonl", headers=headers)
 
 
-def seated(room_id: str):
-    """The room (None if unknown) and the seat this browser holds in it (or None), as the
-    request found them first (the rate limit's key and the view ask alike)."""
-    known = g.get("seated")
-    if known is not None and known[0] == room_id:
-        return known[1]
-    found = _seated(room_id)
-    g.seated = (room_id, found)
-    return found
-
-
-def _seated(room_id: str):
-    if not ROOM_ID.fullmatch(room_id):
-        return None, None
-    found = tables().get(room_id)
-    if found is None:
-        return None, None
-    return found, found.seat_of(request.cookies.get(COOKIE))
-
-
-def form_seat(room) -> int | None:
-    """The seat a form names (None if it names none); RoomError("bad-seat") for anything but
-    a seat of the table in ASCII digits."""
-    text = request.form.get("seat")
-    if text is None:
-        return None
-    return seat_number(text, room.rules.seats)
-
-
 def _selected() -> Tile | None:
     try:
         return Tile.parse(request.args.get("select", ""))
     except ValueError:
         return None
-
-
-def refuse(found, code: str, seat: int | None = None):
-    """A refusal: the message, and the seat's current table so the page is right again."""
-    message, status = refusal(code), status_of(code)
-    if found is None or seat is None:
-        return render_template("partials/notice.html", notice=message, alone=True), status
-    tv = tables().view(found, seat)
-    return render_table(tv, links(found), notice=message), status
 
 
 def _set_seat_cookie(response, room_id: str, secret: str) -> None:

@@ -9,7 +9,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from .render import Links
+from ..view.render import Links
 
 
 def new_tab() -> str:

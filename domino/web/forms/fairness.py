@@ -19,9 +19,9 @@ import secrets
 from flask import current_app
 from itsdangerous import BadData, URLSafeTimedSerializer
 
-from ..fair import commitment
-from ..rooms import FirstDeal
-from ..store import NONCE_SECONDS
+from ...dealing import FirstDeal
+from ...fair import commitment
+from ...store import NONCE_SECONDS
 
 SALT = "domino-fair"
 

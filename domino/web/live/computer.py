@@ -1,7 +1,7 @@
 """The computer's moves: decided in a process pool, off the event loop and outside the lock.
 
 Each position the computer must answer (a room at a given `seq`, a seat to move) waits as one
-job in a fair queue (web/pools.py), keyed by the room and seat and owned by the client address
+job in a fair queue (web/live/pools.py), keyed by the room and seat and owned by the client address
 whose request led to it: a newer position replaces an older one that has not started, and one
 client's rooms wait behind each other, never in front of another client's. A started decision
 whose room has moved on is ignored when it returns (`Tables.computer_moves` commits only at the
@@ -29,9 +29,9 @@ from concurrent.futures.process import BrokenProcessPool
 
 from flask import has_request_context, request
 
-from .. import bots
-from ..addresses import subscriber
-from ..views import seat_view
+from ... import bots
+from ...addresses import subscriber
+from ...views import seat_view
 from .pools import FairQueue, Job
 
 log = logging.getLogger(__name__)

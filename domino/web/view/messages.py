@@ -58,7 +58,7 @@ REFUSALS = {
     "bad-seed": N_("This page sent a malformed seed for the deal. Reload the page and try again."),
     "no-rematch": N_("A rematch replays a round just finished, and not a rematch itself."),
     "other-request": N_("Another request is waiting for an answer: answer it first."),
-    # a rate limit (web/limits.py)
+    # a rate limit (web/guard/limits.py)
     "too-many-deals": N_(
         "That is a lot of fresh deals in a short time: wait a little before dealing again. "
         "A new round once a round is over can always be dealt."

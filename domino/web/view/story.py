@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from ..events import PublicMove
-from ..game import laid_at
-from ..tableview import TableView
-from ..tiles import Laid
+from ...events import PublicMove
+from ...game import laid_at
+from ...tableview import TableView
+from ...tiles import Laid
 from . import named
 from .faces import remember
 from .i18n import gettext, ngettext, words
@@ -99,7 +99,7 @@ def recent(tv: TableView) -> tuple[Recent, ...]:
 
 def who(tv: TableView, seat: int) -> str | Name:
     """`you`, `computer` or `friend`: whose move it is, as this seat's table words it; at a
-    table of three or four, another seat's `Name` (web/naming.py)."""
+    table of three or four, another seat's `Name` (web/view/naming.py)."""
     if seat == tv.seat:
         return "you"
     if tv.rules.seats > 2:

@@ -61,12 +61,12 @@ from limits import RateLimitItem, parse_many
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
-from ..actions import fills, redeals
-from ..addresses import subscriber
-from ..room import RoomError, seat_number
+from ...actions import fills, redeals
+from ...addresses import subscriber
+from ...room import RoomError, seat_number
+from ..seats import seated
+from ..view.messages import error_message, refusal
 from . import ratestore  # noqa: F401 (registers the domino-memory:// storage)
-from .messages import error_message, refusal
-from .pages import seated
 
 CREATE_LIMIT = "20 per minute; 200 per day"
 JOIN_LIMIT = "60 per minute"

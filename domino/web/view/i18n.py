@@ -12,7 +12,7 @@ from flask_babel import Babel, get_locale, get_translations
 from jinja2 import pass_eval_context
 from markupsafe import Markup
 
-CATALOGS = Path(__file__).resolve().parent.parent / "translations"
+CATALOGS = Path(__file__).resolve().parents[2] / "translations"
 LANGUAGES = {"nl": "Nederlands", "pl": "Polski", "fr": "Français", "en": "English"}
 COOKIE = "lang"
 YEAR = 365 * 24 * 3600

@@ -10,13 +10,13 @@ from flask import Blueprint, abort, current_app, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
-from ..room import RoomError
-from ..writer import under_gevent
-from .hub import Connection
-from .i18n import chosen_language
-from .outbox import Outbox
-from .pages import seated
-from .render import links
+from ...room import RoomError
+from ...server.green import in_background, under_gevent
+from ..live.hub import Connection
+from ..live.outbox import Outbox
+from ..seats import seated
+from ..view.i18n import chosen_language
+from ..view.render import links
 
 bp = Blueprint("sockets", __name__)
 sock = Sock()
@@ -54,16 +54,6 @@ def reader_class():
             in_background(functools.partial(run, self.target))
 
     return Reader
-
-
-def in_background(function) -> None:
-    """Run `function` on its own: a bare greenlet under gevent, else a thread."""
-    if under_gevent():
-        from gevent import spawn_raw
-
-        spawn_raw(function)
-    else:
-        threading.Thread(target=function, daemon=True).start()
 
 
 def server_options(ping_seconds: float) -> dict:

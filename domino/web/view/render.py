@@ -2,7 +2,7 @@
 
 A table is drawn for every seat on every move, so what many tables share is drawn once and
 looked up, each part kept under exactly what it is drawn from: the tiles, the line of play
-and the hand's buttons (web/faces.py); what is alike for every seat that reads the same
+and the hand's buttons (web/view/faces.py); what is alike for every seat that reads the same
 language (the boneyard, the rules line, the next deal's buttons); and what stays the same
 from move to move at one seat (the score, the other seats and who plays them, the move
 list). The rest is one template (partials/table.html), given everything it would otherwise
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from flask import current_app, render_template, url_for
 from markupsafe import Markup, escape
 
-from ..events import DRAW, PASS, Play
-from ..game import laid_at
-from ..tableview import TableView
-from ..tiles import Tile, pip_total
+from ...events import DRAW, PASS, Play
+from ...game import laid_at
+from ...tableview import TableView
+from ...tiles import Tile, pip_total
 from . import naming
 from .faces import BACKS, Speaker, chain, face, hand, remember, tojson
 from .i18n import Words, gettext, speaking, words
@@ -31,7 +31,7 @@ from .story import Note, Teller
 # The live region's new text, swapped into the page's persistent `#announce` (room.html): a
 # sibling of `#table`, never inside it, so that htmx swaps it on its own.
 ANNOUNCE = '\n<div id="announce" hx-swap-oob="innerHTML">%s</div>'
-# What the round area and the score need to word a result (web/scoring.py).
+# What the round area and the score need to word a result (web/view/scoring.py).
 SCORING = {
     "arithmetic": arithmetic,
     "headline": headline,
@@ -39,7 +39,7 @@ SCORING = {
     "seat_name": seat_name,
     "verdict": verdict,
 }
-# How a table of three or four names and lays out its seats (web/naming.py).
+# How a table of three or four names and lays out its seats (web/view/naming.py).
 NAMING = {
     "name_of": naming.name_of,
     "handed_note": naming.handed_note,

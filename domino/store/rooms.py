@@ -1,19 +1,17 @@
 """Rooms kept in the store: created, joined and changed, stored before acknowledged.
 
 No Flask here. `Rooms` keeps the store as the record and a cache of folded rooms (the fold and
-what an action decides are in `domino.room`); its caller (`domino.web.tables`) makes one writer
+what an action decides are in `domino.room`); its caller (`domino.web.live.tables`) makes one writer
 per room, and the `(room, seq)` key is the backstop.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 import threading
-from dataclasses import dataclass
 
-from . import dealing
-from .actions import (
+from .. import dealing
+from ..actions import (
     decide,
     fold_in,
     fresh_deal,
@@ -25,54 +23,28 @@ from .actions import (
     seed_events,
     stand_in_event,
 )
-from .record import dumps, match_to_dict, to_record
-from .room import Room, RoomError, apply, empty, fold, secret_hash
-from .rules import DEFAULT, Rules
-from .store import Conflict, Store
-
-IDLE_SECONDS = 7 * 24 * 3600
-
-
-def record_names(room: Room) -> tuple[str, ...]:
-    """Who sat where, as a round record names them (SPEC §7.1): "computer" on the seats the
-    computer played at the end, "player" for a computer room's person, else "player k"."""
-    people = ("player",) * room.rules.seats if room.kind == "computer" else None
-    return tuple(
-        "computer" if bot else (people[seat] if people else f"player {seat + 1}")
-        for seat, bot in enumerate(room.bots)
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class FirstDeal:
-    """What the home page committed to before a room existed (SPEC §10): the server seed it
-    showed the commitment of, the page's single-use `nonce` and the client seed sent back."""
-
-    server_seed: str
-    nonce: str
-    client_seed: str | None = None
-
-
-def new_secret() -> str:
-    """A seat secret: 256 random bits."""
-    return secrets.token_urlsafe(32)
-
-
-SHARD_NAME = re.compile(r"[a-z][a-z0-9]{0,15}")  # a shard's; no "-": it ends the name in an id
-
-
-def new_room_id(shard: str = "") -> str:
-    """A room id: 128 random bits, after `<shard>-` when the process is one shard of several,
-    so that a router sends the room home by its id alone (README, "Many shards")."""
-    token = secrets.token_urlsafe(16)
-    return f"{shard}-{token}" if shard else token
+from ..dealing import FirstDeal
+from ..records import finished_records, fold_finishing
+from ..room import (
+    IDLE_SECONDS,
+    Room,
+    RoomError,
+    apply,
+    empty,
+    fold,
+    new_room_id,
+    new_secret,
+    secret_hash,
+)
+from ..rules import DEFAULT, Rules
+from . import Conflict, Store
 
 
 class Rooms:
     """The rooms of one process, stored before acknowledged.
 
     It takes no room's lock: the caller serializes the changes of each room (one writer per
-    room, `domino.web.tables`), and a change made from a stale fold is refused by the store's
+    room, `domino.web.live.tables`), and a change made from a stale fold is refused by the store's
     key. (`_guard` only keeps a late fold from replacing a newer cached room.)
     """
 
@@ -267,30 +239,3 @@ class Rooms:
             raise RoomError("stale") from error
         self._cache[room.id] = after
         return after
-
-
-def record_text(before: Room, after: Room) -> str:
-    """The round record of the round a move finished (`before` it, `after` it), one JSON line."""
-    if after.duplicate is not None:  # a rematch: counted in no match, its deal proven before
-        return dumps(to_record(after.round, record_names(after)))
-    match = None
-    if after.match is not None:
-        match = match_to_dict(after.matches, before.match, after.match)
-    return dumps(to_record(after.round, record_names(after), match, after.fair.current))
-
-
-def fold_finishing(room: Room, events) -> tuple[Room, list[tuple[int, str]]]:
-    """`room` after the events `(seq, type, data)`, and the `(seq, record)` of each round
-    they finish."""
-    records = []
-    for seq, kind, data in events:
-        before = room
-        room = apply(room, kind, data, seq)
-        if room.round is not before.round and room.round.over:  # a move that ended the round
-            records.append((seq, record_text(before, room)))
-    return room, records
-
-
-def finished_records(room: Room, events) -> list[tuple[int, str]]:
-    """The `(seq, record)` of every round a room's stored `events` finish."""
-    return fold_finishing(empty(room.id, room.kind), events)[1]

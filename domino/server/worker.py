@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from gunicorn.workers.ggevent import GeventWorker
 
-from .addresses import subscriber
+from ..addresses import subscriber
 
 REQUEST_TIMEOUT = 10.0
 # A school or office of 30 players behind one address: a socket and up to six HTTP

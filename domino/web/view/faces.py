@@ -11,8 +11,8 @@ from flask import current_app
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
-from ..tableview import TableView
-from ..tiles import Laid, Tile
+from ...tableview import TableView
+from ...tiles import Laid, Tile
 from .i18n import Words, gettext, pgettext, words
 
 # Pip centres in one 50×50 half, for 0 to 6.

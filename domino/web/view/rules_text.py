@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from flask_babel import get_locale, gettext, ngettext
 
-from ..rules import Rules
+from ...rules import Rules
 from .messages import N_
 
 SEPARATOR = " · "

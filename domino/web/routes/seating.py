@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from flask import Blueprint, request
 
-from ..actions import name_event
-from ..room import RoomError
-from .messages import notice
-from .naming import reserved_words
-from .pages import acting_seat, form_seat, refuse, tables
-from .render import links, render_table
+from ...actions import name_event
+from ...room import RoomError
+from ..seats import acting_seat, form_seat, refuse, tables
+from ..view.messages import notice
+from ..view.naming import reserved_words
+from ..view.render import links, render_table
 
 bp = Blueprint("seating", __name__)
 

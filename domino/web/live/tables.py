@@ -14,15 +14,15 @@ from collections.abc import Iterable
 
 from flask_babel import force_locale
 
-from ..events import DRAW
-from ..game import IllegalMove, legal_actions
-from ..room import DRAW_UNTIL, Room, RoomError
-from ..rooms import Rooms
-from ..rules import DEFAULT, Rules
-from ..tableview import table_view
+from ...events import DRAW
+from ...game import IllegalMove, legal_actions
+from ...room import DRAW_UNTIL, Room, RoomError
+from ...rules import DEFAULT, Rules
+from ...store.rooms import Rooms
+from ...tableview import table_view
+from ..view.messages import notice
+from ..view.render import render_superseded, render_table
 from .hub import Connection, Hub, Superseded
-from .messages import notice
-from .render import render_superseded, render_table
 
 
 class Tables:
@@ -93,7 +93,7 @@ class Tables:
 
         Each tile is a draw of its own, stored and pushed before the next, like a press of
         "Draw a tile". The lock is held from the first draw to the last, so nobody acts in
-        between (the pushes never wait on the network: web/outbox.py). The first draw is
+        between (the pushes never wait on the network: web/live/outbox.py). The first draw is
         refused like any draw (a tile fits, not this seat's turn, a stale `seq`) and then
         nothing changes; a later one the room refuses (the other seat went away, the room
         changed elsewhere) ends the press with the draws made so far.

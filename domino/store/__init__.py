@@ -69,7 +69,7 @@ class Store:
     """One SQLite file in WAL mode with full sync; every write is committed before it returns.
 
     Reads use this connection, on the caller's thread. Writes go to the store's writer
-    (`domino.writer`), on a connection of their own, in batches whose commit and sync run on
+    (`domino.store.writer`), on a connection of their own, in batches whose commit and sync run on
     one OS thread; a write returns (and its caller may acknowledge it) once its batch is
     durable.
     `sync_delay` (seconds) slows each sync down on purpose: a slow disk, for tests and benches.

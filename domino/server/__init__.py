@@ -1,0 +1,1 @@
+"""The server's process: the gunicorn worker (`worker.py`) and the gevent helpers (`green.py`)."""

@@ -1,0 +1,1 @@
+"""Posted input into values: the rules card, the fair-deal seeds."""

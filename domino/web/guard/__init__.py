@@ -1,0 +1,1 @@
+"""Security checks and rate limits, around every request."""

@@ -1,0 +1,2 @@
+"""Presentation: a seat's table and its words (render, faces, story, scoring, naming, named),
+the rules' text, messages and languages. It reads table views."""

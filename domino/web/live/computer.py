@@ -61,8 +61,8 @@ def pool(
         key = (role, processes)
         current = _pools.get(key)
         if current is None or current is renew:
-            if current is not None:  # its running work ends in its own time, then its processes
-                current.shutdown(wait=False, cancel_futures=True)
+            if current is not None:  # what it was given still ends, in its own time, and is
+                current.shutdown(wait=False)  # answered; then its processes end
             context = multiprocessing.get_context("forkserver")
             current = _pools[key] = ProcessPoolExecutor(
                 processes,

@@ -7,7 +7,7 @@ what only it knows (who is connected, who is away long, the seat acting) and dec
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from . import dealing, game
@@ -158,9 +158,9 @@ def create(
     return decision.then(fresh_deal(decision.room, rng))
 
 
-def join(room: Room, secret: str | None, fresh: str, params: dict | None, rng):
-    """Seat a browser: its own seat back, else the first free seat (with the secret `fresh`),
-    else none; the decision, the seat and its secret.
+def join(room: Room, secret: str | None, fresh: Callable[[], str], params: dict | None, rng):
+    """Seat a browser: its own seat back, else the first free seat (with the secret `fresh()`
+    makes, called only then), else none; the decision, the seat and its secret.
 
     The seat that makes the table full gets a fresh deal, with the client seed in `params`:
     what was dealt while seats were free (and could be dealt again at will) was only a
@@ -169,10 +169,10 @@ def join(room: Room, secret: str | None, fresh: str, params: dict | None, rng):
     seat = room.seat_of(secret)
     if seat is not None or room.full:
         return Decision.of(room, seat), seat, secret
-    seat = room.free[0]
-    seated = Decision.of(room, seat).then([("seat", {"seat": seat, "hash": secret_hash(fresh)})])
+    seat, secret = room.free[0], fresh()
+    seated = Decision.of(room, seat).then([("seat", {"seat": seat, "hash": secret_hash(secret)})])
     seated = seated.then(seed_events(seated.room, seat, params or {}))
-    return _fresh_if_full(seated, rng), seat, fresh
+    return _fresh_if_full(seated, rng), seat, secret
 
 
 def give(room: Room, by: int, seat: int, level: str, params: dict | None, rng) -> Decision:

@@ -104,7 +104,7 @@ class Rooms:
     ) -> tuple[Room, int | None, str | None]:
         """Seat a browser (`commands.join`): the room, the seat and its secret."""
         decision, seat, secret = commands.join(
-            self.require(room_id), secret, new_secret(), params, self.rng
+            self.require(room_id), secret, new_secret, params, self.rng
         )
         return self.commit(decision), seat, secret
 

@@ -73,7 +73,7 @@ class Tables:
         seated = []
 
         def join(room: Room) -> Decision:
-            decision, _seat, given = commands.join(room, secret, new_secret(), params, self.rng)
+            decision, _seat, given = commands.join(room, secret, new_secret, params, self.rng)
             seated.append(given)
             return decision
 

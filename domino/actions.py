@@ -1,5 +1,5 @@
-"""What a seat's action decides in a room: the events to store, or a refusal (no store,
-no Flask). The room folds them with `domino.room.apply`."""
+"""The events a room's commands are made of, and the checks they share (no store, no Flask):
+`domino.commands` decides each command with these and folds the events in once."""
 
 from __future__ import annotations
 
@@ -7,14 +7,12 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from . import dealing, game
+from . import dealing
 from .events import DRAW, PASS, Play
-from .record import move_to_dict
 from .room import (
     ACCEPTS,
     ASKS,
     LEVELS,
-    MOVES,
     NAME_LENGTH,
     STAND_IN_LEVEL,
     Room,
@@ -23,44 +21,6 @@ from .room import (
 )
 from .rules import DEFAULT, Rules
 from .tiles import Tile
-
-
-def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> list:
-    """The events a seat's action leads to; refused actions raise RoomError/IllegalMove.
-
-    `present` holds the seats with a live connection: play goes on only while every seat a
-    person plays is there. A new round or match needs the word of every person at a full
-    table (`Room.voices`: mid-round, that of a player the computer stands in for too; a
-    preview is dealt again at once); any move cancels an open request.
-    """
-    if room.bots[seat] is not None:
-        raise RoomError("computer-plays")  # handed over while away: taken back at its turn
-    if action in MOVES:
-        if not room.full:
-            raise RoomError("no-guest")
-        if any(other not in present for other in room.humans if other != seat):
-            raise RoomError("opponent-away")
-        return move_events(room, seat, _game_action(action, params))
-    seeded = seed_events(room, seat, params)
-    after = fold_in(room, seeded)
-    if action in ASKS:
-        what = ASKS[action]
-        if seat in room.agreed:
-            raise RoomError("already-asked")
-        if room.request is not None and room.request_kind != what:
-            raise RoomError("other-request")
-        if what == "rematch":
-            _check_rematch(room)
-        return seeded + agree(after, seat, what, rng)
-    if action in ACCEPTS or action == "decline-new-round":
-        if room.request is None or seat in room.agreed:
-            raise RoomError("no-request")
-        if action == "decline-new-round":
-            return [("decline", {"seat": seat})]
-        if ACCEPTS[action] != room.request_kind:
-            raise RoomError("other-request")
-        return seeded + agree(after, seat, room.request_kind, rng)
-    raise RoomError("unknown-action")
 
 
 def redeals(room: Room, seat: int, action: str) -> bool:
@@ -106,7 +66,7 @@ def fold_in(room: Room, events: list) -> Room:
     return room
 
 
-def _check_rematch(room: Room) -> None:
+def check_rematch(room: Room) -> None:
     """A rematch replays the round just finished, at a full table, never a rematch itself."""
     if not room.full or not room.rounds or not room.round.over or room.duplicate is not None:
         raise RoomError("no-rematch")
@@ -141,19 +101,6 @@ def next_round(room: Room, rng) -> list:
 def fresh_deal(room: Room, rng) -> list:
     """The events of a fresh fair deal for the seats as they are now."""
     return dealing.deal_events(room.fair, room.rules, room.humans, rng)
-
-
-def others(room: Room, seat: int) -> list[int]:
-    """Every seat of the room but `seat`."""
-    return [other for other in range(len(room.seats)) if other != seat]
-
-
-def move_events(room: Room, seat: int, action) -> list:
-    """The stored event of a seat's play, draw or pass; an illegal one raises IllegalMove."""
-    event = game.resolve(room.round, seat, action)
-    game.apply(room.round, event)
-    data = move_to_dict(event)
-    return [(data["action"], data)]
 
 
 def level_event(seat: int, level: str) -> tuple[str, dict]:
@@ -212,7 +159,7 @@ def rules_event(rules: Rules) -> tuple[str, dict]:
     return ("rules", rules.to_json())
 
 
-def _game_action(action: str, params: dict):
+def game_action(action: str, params: dict):
     """Read a play, draw or pass from request parameters."""
     if action == "draw":
         return DRAW

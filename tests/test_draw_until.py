@@ -208,13 +208,13 @@ def test_the_room_is_held_from_the_first_draw_to_the_last(tables, monkeypatch):
     services = mover.services
     lock = services._locks[mover.room] = WatchedLock()
     seen = []
-    act = services.rooms.act
+    commit = services.rooms.commit
 
     def watched(*args, **kw):
         seen.append((lock.depth, lock.freed))
-        return act(*args, **kw)
+        return commit(*args, **kw)
 
-    monkeypatch.setattr(services.rooms, "act", watched)
+    monkeypatch.setattr(services.rooms, "commit", watched)
     assert press(mover).status_code == 200
     assert len(seen) == fitting_at(state) + 1 >= 2
     assert all(depth >= 1 for depth, _freed in seen)

@@ -21,7 +21,7 @@ from domino import game
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.web import seats
 from domino.web.live import tables
-from domino.web.routes import pages, seating
+from domino.web.routes import pages
 from domino.web.view.faces import face
 
 
@@ -44,7 +44,7 @@ def test_a_short_scan_of_every_kind_of_room_of_three_and_four_finds_no_hidden_ti
     assert result["leaks"] == 0, result["examples"]
 
 
-def leak_into_tables(monkeypatch, extra, modules=(tables, pages, seating, seats)) -> None:
+def leak_into_tables(monkeypatch, extra, modules=(tables, pages, seats)) -> None:
     """Make every table the server renders (in `modules`: `tables` alone renders the hub's
     pushes) end with `extra(tv, state)`, some markup."""
     original = tables.render_table

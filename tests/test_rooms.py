@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domino import game
-from domino.actions import decide
+from domino.commands import decide
 from domino.fair import commitment, fair_deal
 from domino.record import dumps, to_record
 from domino.room import Room, RoomError, fold, secret_hash
@@ -255,7 +255,7 @@ def test_concurrent_duplicates_apply_once(rooms):
 def test_decide_is_pure(rooms):
     room, _, _ = seated(rooms)
     seat, action, params = legal_move(room)
-    events = decide(room, seat, action, params, {0, 1}, random.Random(1))
+    events = decide(room, seat, action, params, {0, 1}, random.Random(1)).events
     assert [kind for kind, _ in events] == [action]
     assert rooms.get(room.id) == room
 

@@ -13,7 +13,7 @@ from checker import check_record
 from webkit import Table, friends, make_app
 
 from domino import bots, game
-from domino.actions import decide
+from domino.commands import decide
 from domino.records import record_names
 from domino.room import RoomError, fold, secret_hash
 from domino.rules import PRESETS
@@ -131,7 +131,7 @@ def test_play_goes_on_only_while_every_person_is_there(rooms):
     with pytest.raises(RoomError) as away:
         decide(room, seat, name, params, everyone_else, random.Random(1))
     assert away.value.code == "opponent-away"
-    assert decide(room, seat, name, params, frozenset(range(3)), random.Random(1))
+    assert decide(room, seat, name, params, frozenset(range(3)), random.Random(1)).events
 
 
 def test_turns_go_round_in_seat_order(rooms):

@@ -135,12 +135,6 @@ def test_bad_seats_are_refused_with_a_clear_message(capsys, seats, words):
         assert word in err
 
 
-def test_a_computer_level_not_yet_available_is_refused_clearly(capsys, monkeypatch):
-    monkeypatch.delitem(bots.BOTS, "easy", raising=False)
-    err = refused(capsys, "--rounds", "4", "--seed", "1", "--seats", "easy,greedy")
-    assert "easy" in err and "not available" in err
-
-
 @pytest.mark.parametrize("name", bots.NAMES)
 def test_every_named_bot_plays_or_is_refused_clearly(tmp_path, capsys, name):
     # SPEC §7.2 names random, greedy, easy, medium and hard; a level may come later.

@@ -16,6 +16,7 @@ from webkit import Table, friends, make_app, notice, parse
 
 from domino import bots
 from domino.actions import level_event
+from domino.commands import Decision
 from domino.room import RoomError, fold
 from domino.rules import PRESETS
 from domino.store import Store
@@ -152,7 +153,7 @@ def test_the_stand_in_plays_at_medium_whatever_the_other_computers_play(rooms):
 def test_a_seat_handed_over_again_gets_the_level_it_had_then(rooms):
     room = seated(rooms)
     # A stand-in from before issue 27, whose level the player present chose.
-    room = rooms._commit(room, [level_event(1, "hard")])
+    room = rooms.commit(Decision.of(room).then([level_event(1, "hard")]))
     assert room.handed(1) and room.stand_ins == (None, "hard")
     room = rooms.take_back(room.id, 1)
     assert not room.handed(1)

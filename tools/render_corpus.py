@@ -25,15 +25,8 @@ from flask_babel import force_locale
 
 import domino
 from domino import game
-from domino.actions import (
-    decide,
-    fold_in,
-    fresh_deal,
-    level_event,
-    move_events,
-    name_event,
-    rules_event,
-)
+from domino.actions import fold_in, fresh_deal, level_event, name_event, rules_event
+from domino.commands import decide, move
 from domino.room import Room, empty
 from domino.rules import DEFAULT, PRESETS
 from domino.tableview import table_view
@@ -98,7 +91,7 @@ class Driven:
 
     def act(self, seat: int, action: str) -> None:
         """A new-round or rematch answer, as the room decides it."""
-        self.add(decide(self.room, seat, action, {}, set(self.room.humans), self.rng))
+        self.add(decide(self.room, seat, action, {}, set(self.room.humans), self.rng).events)
 
     def play(self, moves: int = 999, every: int = 1) -> None:
         """Up to `moves` random legal moves (fewer if the round ends), a snapshot each `every`."""
@@ -108,7 +101,7 @@ class Driven:
                 break
             seat = state.turn
             action = self.moves.choice(game.legal_actions(state, seat))
-            self.add(move_events(self.room, seat, action))
+            self.add(move(self.room, seat, action).events)
             if done % every == 0 or self.room.round.over:
                 self.snap()
 

@@ -19,11 +19,11 @@ BOTS: dict[str, Bot] = {
     "hard": search.hard_bot,
 }
 LEVELS = ("easy", "medium", "hard")
-NAMES = (*BOTS, *(level for level in LEVELS if level not in BOTS))
+NAMES = tuple(BOTS)
 
 
 class UnknownBot(ValueError):
-    """A bot name that does not exist, or not yet."""
+    """A bot name that does not exist."""
 
 
 def get(name: str) -> Bot:
@@ -31,8 +31,6 @@ def get(name: str) -> Bot:
     bot = BOTS.get(name)
     if bot is not None:
         return bot
-    if name in LEVELS:
-        raise UnknownBot(f"the computer level {name!r} is not available yet")
     raise UnknownBot(f"unknown bot {name!r}: choose from {', '.join(NAMES)}")
 
 

@@ -31,7 +31,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     if app.config.get("MAX_CONTENT_LENGTH") is None:  # Flask's default: no limit at all
         app.config["MAX_CONTENT_LENGTH"] = 64 * 1024  # a form here is a few short fields
-    app.config.setdefault("SOCK_SERVER_OPTIONS", sockets.server_options(app.config["PING_SECONDS"]))
+    app.config.setdefault("SOCK_SERVER_OPTIONS", sockets.server_options())
     security.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["face"] = face

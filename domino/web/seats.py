@@ -71,5 +71,10 @@ def refuse(found, code: str, seat: int | None = None):
     message, status = refusal(code), status_of(code)
     if found is None or seat is None:
         return render_template("partials/notice.html", notice=message, alone=True), status
-    tv = tables().view(found, seat)
-    return render_table(tv, links(found), notice=message), status
+    return reply(found, seat, message), status
+
+
+def reply(room, seat: int, notice: str | None = None, **options) -> str:
+    """The seat's table of `room` as a route answers with it: its view now, the room's links,
+    and `notice` (worded) if any."""
+    return render_table(tables().view(room, seat), links(room), notice=notice, **options)

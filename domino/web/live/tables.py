@@ -3,20 +3,23 @@
 Pages, sockets and the computer change a room only through `Tables`: each change takes the
 room's lock, commits (stored before anything is acknowledged), then sends every other
 connected seat its own freshly rendered table before the lock is let go, so pushes leave in
-the order the changes were made. Nothing else in the web layer takes the lock.
+the order the changes were made. Nothing else in the web layer takes the lock. `Tables` decides
+nothing: each change is a pure command of `domino.commands`, given who is connected and who is
+away long; `Tables` takes the lock, commits what it decided, pushes and nudges (`_change`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterable
 
 from flask_babel import force_locale
 
+from ... import commands
+from ...commands import Decision
 from ...events import DRAW
 from ...game import IllegalMove, legal_actions
-from ...room import DRAW_UNTIL, Room, RoomError
+from ...room import DRAW_UNTIL, Room, RoomError, new_secret
 from ...rules import DEFAULT, Rules
 from ...store.rooms import Rooms
 from ...tableview import table_view
@@ -67,25 +70,22 @@ class Tables:
     def join(self, room_id: str, secret: str | None, params=None):
         """Seat a browser (its own seat, the free one, or none), telling the others; `params`
         may carry its client seed for the deal a last free seat makes."""
-        with self._lock(room_id):
-            before = self.rooms.require(room_id)
-            room, seat, secret = self.rooms.join(room_id, secret, params)
-            if room.seq != before.seq:  # a seat was taken; the last one deals afresh
-                self._push(room, seat, dealt_afresh(before, room))
-        self.nudge(room)
-        return room, seat, secret
+        seated = []
+
+        def join(room: Room) -> Decision:
+            decision, _seat, given = commands.join(room, secret, new_secret, params, self.rng)
+            seated.append(given)
+            return decision
+
+        decision = self._change(room_id, join, news=dealt_afresh)
+        return decision.room, decision.seat, seated[0]
 
     def act(self, room_id: str, seat: int, action: str, params, seq) -> Room:
         """A seat's move (a press of "Draw until I can play" too) or new-round answer;
         refusals raise RoomError or IllegalMove."""
         if action == DRAW_UNTIL:
             return self.draw_until(room_id, seat, seq)[0]
-        with self._lock(room_id):
-            present = self.hub.present(room_id)
-            room = self.rooms.act(room_id, seat, action, params, present, seq)
-            self._push(room, seat)
-        self.nudge(room)
-        return room
+        return self._change(room_id, self._act, seat, action, params, seq).room
 
     def draw_until(self, room_id: str, seat: int, seq) -> tuple[Room, int]:
         """Draw for `seat` until a tile fits or the boneyard is empty; the room and how many
@@ -99,10 +99,10 @@ class Tables:
         changed elsewhere) ends the press with the draws made so far.
         """
         with self._lock(room_id):
-            room, drawn = self._draw(room_id, seat, seq), 1
+            room, drawn = self._decided(room_id, self._act, seat, "draw", {}, seq).room, 1
             while must_draw(room, seat):
                 try:
-                    room = self._draw(room_id, seat, room.seq)
+                    room = self._decided(room_id, self._act, seat, "draw", {}, room.seq).room
                 except (RoomError, IllegalMove):
                     room = self.rooms.get(room_id) or room
                     break
@@ -110,72 +110,78 @@ class Tables:
         self.nudge(room)
         return room, drawn
 
+    def _act(self, room: Room, seat: int, action: str, params, seq) -> Decision:
+        """`commands.act` with who is connected now."""
+        present = self.hub.present(room.id)
+        return commands.act(room, seat, action, params, present, seq, self.rng)
+
     def set_level(self, room_id: str, by: int, level: str, seat: int | None = None) -> Room:
         """Seat `by` switches the level of a seat the computer plays (by default every seat
         it plays that nobody holds); it decides anew if it is to move."""
-        with self._lock(room_id):
-            before = self.rooms.require(room_id)
-            if not any(before.bots):
-                raise RoomError("not-computer")
-            if by not in before.humans or (by != 0 and len(before.humans) > 1):
-                raise RoomError("not-your-level")  # the page offers levels to the creator only
-            room = self.rooms.set_level(room_id, level, seat)
-            if room.seq != before.seq:
-                self._push(room, by)
-        self.nudge(room, settle=True)  # another switch may follow: decide once it settles
-        return room
+        # another switch may follow: the computer decides once it settles
+        return self._change(room_id, commands.set_level, by, level, seat, settle=True).room
 
     def give(self, room_id: str, by: int, seat: int, level: str, params=None) -> Room:
         """The creator (seat 0) gives a free seat to the computer; if that fills the table,
         it is dealt afresh (with the client seed in `params`)."""
-        if by != 0:
-            raise RoomError("not-creator")
-        with self._lock(room_id):
-            before = self.rooms.require(room_id)
-            room = self.rooms.give(room_id, seat, level, by, params)
-            self._push(room, by, dealt_afresh(before, room))
-        self.nudge(room)
-        return room
+        decision = self._change(
+            room_id, commands.give, by, seat, level, params, self.rng, news=dealt_afresh
+        )
+        return decision.room
 
     def hand_over(self, room_id: str, by: int, seat: int) -> Room:
         """A player at the table lets the computer stand in for a player away for
-        AWAY_SECONDS, at the level the room gives it (`Rooms.hand_over`), never one they
+        AWAY_SECONDS, at the level the room gives it (`commands.hand_over`), never one they
         pick; everyone is told. Its player takes it back on return (`nudge`)."""
-        with self._lock(room_id):
-            room = self.rooms.require(room_id)
-            if by not in room.humans or by not in self.hub.present(room_id):
-                raise RoomError("not-seated")
-            if seat == by or seat not in self.away_long(room):
-                raise RoomError("not-away")
-            room = self.rooms.hand_over(room_id, seat)
-            self._push(room, by, "handed-over")
-        self.nudge(room)
-        return room
 
-    def name(self, room_id: str, seat: int, name: str) -> Room:
-        """Set a seat's display name; the others see it at once."""
-        with self._lock(room_id):
-            before = self.rooms.require(room_id)
-            room = self.rooms.name(room_id, seat, name)
-            if room.seq != before.seq:
-                self._push(room, seat)
-        self.nudge(room)  # the room moved on: a decision asked before it is no longer wanted
-        return room
+        def hand_over(room: Room) -> Decision:
+            present, away = self.hub.present(room_id), self.away_long(room)
+            return commands.hand_over(room, by, seat, present, away, self.rng)
+
+        return self._change(room_id, hand_over, news="handed-over").room
+
+    def name(self, room_id: str, seat: int, name: str, reserved=()) -> Room:
+        """Set a seat's display name (none of the `reserved` words); the others see it at once
+        (and a decision the computer was asked for before is no longer wanted: `nudge`)."""
+        return self._change(room_id, commands.name, seat, name, reserved).room
 
     def computer_moves(self, room_id: str, seq: int, action) -> Room | None:
         """Play the computer's chosen action for the seat to move, if the room is still at
-        `seq`."""
+        `seq` (else None: whoever changed it nudged anew; a draw keeps the turn)."""
+
+        def computer_move(room: Room) -> Decision | None:
+            return commands.computer_move(room, seq, action, self.hub.present(room_id))
+
+        decision = self._change(room_id, computer_move, load=self.rooms.get)
+        return None if decision is None else decision.room
+
+    def _change(self, room_id: str, command, *args, news=None, settle=False, load=None):
+        """Decide `command(room, *args)` on the room as it stands and commit it (pushing the
+        other seats their tables), then `nudge`: the one shape of every change."""
+        decision = self._decided(room_id, command, *args, news=news, load=load)
+        if decision is not None:
+            self.nudge(decision.room, settle)
+        return decision
+
+    def _decided(self, room_id: str, command, *args, news=None, load=None) -> Decision | None:
+        """Under the room's lock: load the room (`load`, by default `Rooms.require`), decide
+        `command(room, *args)`, commit it and, if it changed the room, push every other seat
+        its table, with the notice `news` (a code, or a function of the decision's rooms
+        before and after). None if the command decided there was nothing to do."""
         with self._lock(room_id):
-            room = self.rooms.get(room_id)
-            if room is None or room.seq != seq or not room.computer_to_move:
-                return None  # something happened meanwhile; whoever did it nudged anew
-            if not self.everyone_here(room):
-                return None  # someone left meanwhile: their return nudges anew
-            seat = room.round.turn
-            room = self.rooms.commit_as(room, seat, action)
-            self._push(room, seat)
-        self.nudge(room)  # a draw keeps the turn
-        return room
+            decision = command((load or self.rooms.require)(room_id), *args)
+            if decision is None:
+                return None
+            room = self.rooms.commit(decision)
+            if decision.events:
+                told = news(decision.before, room) if callable(news) else news
+                self._push(room, decision.seat, told)
+        return decision
+
+    @property
+    def rng(self):
+        """The random source of deals."""
+        return self.rooms.rng
 
     # -- connections
 
@@ -276,13 +282,6 @@ class Tables:
         with self._guard:
             return self._locks.setdefault(room_id, threading.RLock())
 
-    def _draw(self, room_id: str, seat: int, seq) -> Room:
-        """One draw for `seat`, stored and pushed to the other seats (the caller holds the
-        lock)."""
-        room = self.rooms.act(room_id, seat, "draw", {}, self.hub.present(room_id), seq)
-        self._push(room, seat)
-        return room
-
     def _push(self, room: Room, skip: int | None, news: str | None = None) -> None:
         """Send every connected seat but `skip` (None: every one) its own table (the caller
         holds the lock); `news` names a notice to show with it."""
@@ -307,33 +306,21 @@ class Tables:
             self.computer.nudge(room, settle)
 
     def everyone_here(self, room: Room) -> bool:
-        """True when play may go on: every person at the table is connected (a person
-        alone against the computer need not be: nobody else waits on them)."""
-        humans = room.humans
-        return len(humans) < 2 or set(humans) <= self.hub.present(room.id)
+        """True when play may go on (`commands.everyone_here`)."""
+        return commands.everyone_here(room, self.hub.present(room.id))
 
     def _give_back(self, room: Room) -> Room:
         """A seat handed to the computer goes back to its player, when they are here, at
-        the seat's turn, once the round is over, or while a request waits for their word."""
-        if not self._due_back(room):
+        the seat's turn, once the round is over, or while a request waits for their word
+        (`commands.due_back`)."""
+        if not commands.due_back(room, self.hub.present(room.id)):
             return room
         with self._lock(room.id):
             room = self.rooms.require(room.id)
-            for seat in self._due_back(room):
-                room = self.rooms.take_back(room.id, seat)
+            for seat in commands.due_back(room, self.hub.present(room.id)):
+                room = self.rooms.commit(commands.take_back(room, seat))
                 self._push(room, None, "taken-back")
         return room
-
-    def _due_back(self, room: Room) -> Iterable[int]:
-        if room.round is None:
-            return ()
-        here = self.hub.present(room.id)
-        return [
-            seat
-            for seat in here
-            if room.handed(seat)
-            and (room.round.over or room.round.turn == seat or room.request is not None)
-        ]
 
 
 def dealt_afresh(before: Room, after: Room) -> str | None:

@@ -32,7 +32,7 @@ from ..forms.rules_form import (
     rules_from_form,
 )
 from ..live.hub import new_tab
-from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, seated, tables
+from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, reply, seated, tables
 from ..view.i18n import chosen_language
 from ..view.messages import refusal, status_of
 from ..view.render import links, render_table
@@ -122,7 +122,7 @@ def room(room_id: str):
             next_commitment=found.fair.next_commitment,
         )
     if request.headers.get("HX-Request"):
-        return render_table(tables().view(found, seat), links(found), selected=_selected())
+        return reply(found, seat, selected=_selected())
     tables().nudge(found)  # e.g. after a restart
     tv = tables().view(found, seat, live=False)  # inert until its socket is open
     table = render_table(tv, links(found), oob=False)
@@ -178,7 +178,7 @@ def level(room_id: str):
         after = tables().set_level(room_id, seat, request.form.get("level", ""), form_seat(found))
     except RoomError as error:
         return refuse(tables().get(room_id), error.code, seat)
-    return render_table(tables().view(after, seat), links(after))
+    return reply(after, seat)
 
 
 @bp.post("/r/<room_id>/<action>")
@@ -203,7 +203,7 @@ def act(room_id: str, action: str):
         return refuse(tables().get(room_id), error.code, seat)
     except IllegalMove as error:
         return refuse(found, error.rule, seat)
-    return render_table(tables().view(after, seat), links(after), notice=news)
+    return reply(after, seat, news)
 
 
 @bp.get("/r/<room_id>/record.jsonl")

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, request
 
-from ...actions import name_event
 from ...room import RoomError
-from ..seats import acting_seat, form_seat, refuse, tables
+from ..seats import acting_seat, form_seat, refuse, reply, tables
 from ..view.messages import notice
 from ..view.naming import reserved_words
-from ..view.render import links, render_table
 
 bp = Blueprint("seating", __name__)
 
@@ -35,7 +33,7 @@ def computer(room_id: str):
             news = notice("handed-over")
     except RoomError as error:
         return refuse(tables().get(room_id), error.code, seat)
-    return render_table(tables().view(after, seat), links(after), notice=news)
+    return reply(after, seat, news)
 
 
 @bp.post("/r/<room_id>/name")
@@ -47,8 +45,7 @@ def name(room_id: str):
         return refused
     text = request.form.get("name", "")
     try:
-        name_event(seat, text, reserved_words())  # refused before anything is stored
-        after = tables().name(room_id, seat, text)
+        after = tables().name(room_id, seat, text, reserved_words())
     except RoomError as error:
         return refuse(tables().get(room_id), error.code, seat)
-    return render_table(tables().view(after, seat), links(after))
+    return reply(after, seat)

@@ -56,9 +56,9 @@ def reader_class():
     return Reader
 
 
-def server_options(ping_seconds: float) -> dict:
+def server_options() -> dict:
     """flask-sock's options: a small message size and a reader that always wakes. No pings
-    from simple-websocket: `Pinger` sends them (every `ping_seconds`, the app's PING_SECONDS)."""
+    from simple-websocket: `Pinger` sends them (every PING_SECONDS)."""
     return {
         "max_message_size": MAX_MESSAGE_BYTES,
         "thread_class": reader_class(),

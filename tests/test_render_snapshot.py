@@ -3,7 +3,8 @@ byte as the snapshot holds it: tests/render_corpus.sha256, one SHA-256 a line, i
 order. A refactor of the renderer leaves it as it is; a change to what a table shows changes it
 on purpose, and then the snapshot is written again and committed with it:
 
-    make snapshot        (= .venv/bin/python tools/render_corpus.py --digests tests/render_corpus.sha256)
+    make snapshot
+    (that is: .venv/bin/python tools/render_corpus.py --digests tests/render_corpus.sha256)
 
 On a mismatch the test names the first table that differs and shows its diff against the same
 table drawn by the last commit (HEAD, checked out apart), when HEAD draws it as the snapshot has it.

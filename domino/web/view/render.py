@@ -14,23 +14,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import current_app, render_template, url_for
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ...events import DRAW, PASS, Play
 from ...game import laid_at
 from ...tableview import TableView
 from ...tiles import Tile, pip_total
-from . import naming
-from .faces import BACKS, Speaker, chain, face, hand, remember, tojson
+from . import markup, naming
+from .faces import Speaker, chain, face, hand, tojson
 from .i18n import Words, gettext, speaking, words
+from .kept import kept, recall, remember
 from .named import announcement
 from .rules_text import rules_line
 from .scoring import arithmetic, headline, match_headline, score, seat_name, verdict
 from .story import Note, Teller
 
-# The live region's new text, swapped into the page's persistent `#announce` (room.html): a
-# sibling of `#table`, never inside it, so that htmx swaps it on its own.
-ANNOUNCE = '\n<div id="announce" hx-swap-oob="innerHTML">%s</div>'
 # What the round area and the score need to word a result (web/view/scoring.py).
 SCORING = {
     "arithmetic": arithmetic,
@@ -47,11 +45,6 @@ NAMING = {
     "waiting_note": naming.waiting_note,
     "free_seats": naming.free_seats,
 }
-# The parts render.py draws for the template.
-PILE = Markup('<div class="pile"><strong data-boneyard-count>{}</strong> {}</div>')
-SEQ_MARK = Markup("\x00seq\x00")  # where a kept part's `seq_vals` go, put in when it is used
-RULES_LINE = Markup('<p class="rules-line" data-rules="{}">{}</p>')
-RECENT = '<span class="recent" data-recent="%d" data-story="%s">%s</span>'
 
 
 @dataclass(frozen=True)
@@ -130,7 +123,7 @@ def render_table(
         )
         if not oob:
             return html  # the full page holds the (empty) live region itself
-        return html + Markup(ANNOUNCE % escape(announcement(tv, speak, notice)))
+        return html + markup.announce(announcement(tv, speak, notice))
 
 
 def _render(name: str, values: dict) -> Markup:
@@ -150,7 +143,7 @@ def _render(name: str, values: dict) -> Markup:
         env.handle_exception()  # raises it again, its traceback pointing into the template
 
 
-PARTS: dict[tuple, Markup] = {}  # by (template, language, key)
+PARTS = kept()  # by (template, language, key)
 
 
 def _part(name: str, said: Words, key: tuple | None, values, *args) -> Markup:
@@ -160,7 +153,7 @@ def _part(name: str, said: Words, key: tuple | None, values, *args) -> Markup:
     if key is None:
         return _render(name, {**said.jinja, **values(*args)})
     key = (name, said.lang, *key)
-    found = PARTS.get(key)
+    found = recall(PARTS, key)
     if found is None:
         found = _render(name, {**said.jinja, **values(*args)})
         remember(PARTS, key, found)
@@ -194,10 +187,10 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         "invite": None if tv.guest_joined else links.invite,
         "seq_vals": _seq_vals(tv.seq),
         "story": story,
-        "recent": Markup("".join([_recent(note) for note in story.notes])),
+        "recent": markup.joined([_recent(note) for note in story.notes]),
         "chain": chain(tv, said, speak),
-        "hand": hand(tv, speak, options, selected, escape(room_url)),
-        "backs": BACKS,
+        "hand": hand(tv, speak, options, selected, room_url),
+        "backs": markup.BACKS,
         "rules_p": _rules_line(tv, said),
         "pile": _pile(tv, said),
         "score": score(tv, said) if tv.match else "",
@@ -217,57 +210,54 @@ def render_superseded(notice: str | None = None) -> str:
     return Markup(render_template("partials/superseded.html", notice=notice))
 
 
-SEQ_VALS: dict[int, Markup] = {}  # by seq
+SEQ_VALS = kept()  # by seq
 
 
 def _seq_vals(seq: int) -> Markup:
     """`{"seq": seq}|tojson`, the values an action button sends (the room's version)."""
-    found = SEQ_VALS.get(seq)
+    found = recall(SEQ_VALS, seq)
     if found is None:
         found = tojson({"seq": seq})
         remember(SEQ_VALS, seq, found)
     return found
 
 
-PILES: dict[tuple, Markup] = {}  # by (language, drawn from, count)
+PILES = kept()  # by (language, drawn from, count)
 
 
 def _pile(tv: TableView, said: Words) -> Markup:
     """The boneyard and how many tiles it holds, drawn once per language and count."""
     key = (said.lang, tv.rules.boneyard, tv.game.boneyard_count)
-    found = PILES.get(key)
+    found = recall(PILES, key)
     if found is None:
         count = key[2]
         if tv.rules.boneyard:
             what = said.ngettext("tile in the boneyard", "tiles in the boneyard", count)
         else:
             what = said.ngettext("tile sleeping, never drawn", "tiles sleeping, never drawn", count)
-        found = PILE.format(count, Markup(what))  # the catalog's words, trusted as a template's
+        found = markup.pile(count, what)
         remember(PILES, key, found)
     return found
 
 
-RULES_LINES: dict[tuple, Markup] = {}  # by (language, rules)
+RULES_LINES = kept()  # by (language, rules)
 
 
 def _rules_line(tv: TableView, said: Words) -> Markup:
     """The room's rules in one line, with them as JSON (SPEC §7.3 `data-rules`), drawn once
     per language and rules."""
     key = (said.lang, tv.rules)
-    found = RULES_LINES.get(key)
+    found = recall(RULES_LINES, key)
     if found is None:
-        as_json = tojson(tv.rules.to_json())
-        found = RULES_LINE.format(escape(str(as_json)), rules_line(tv.rules))
+        as_json = str(tojson(tv.rules.to_json()))  # a text, escaped as the attribute's value
+        found = markup.rules_line(as_json, rules_line(tv.rules))
         remember(RULES_LINES, key, found)
     return found
 
 
-def _recent(note: Note) -> str:
+def _recent(note: Note) -> Markup:
     """One other seat's latest turn, shown for a moment."""
-    return RECENT % (note.seat, escape(note.key), escape(note.text))
-
-
-COMPANY_GAP = Markup("\n    \n")
+    return markup.recent(note.seat, note.key, note.text)
 
 
 def _company(tv: TableView, said: Words) -> Markup:
@@ -277,8 +267,11 @@ def _company(tv: TableView, said: Words) -> Markup:
     for c in naming.shown_company(tv):
         moving = not over and turn == c.seat
         key = None if c.name else (tv.seat, tv.rules, tv.kind, c, moving)
-        parts += (COMPANY_GAP, _part("company.html", said, key, naming.seat_values, tv, c, moving))
-    return Markup("".join(parts))
+        parts += (
+            markup.COMPANY_GAP,
+            _part("company.html", said, key, naming.seat_values, tv, c, moving),
+        )
+    return markup.joined(parts)
 
 
 def _controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup | str:
@@ -325,13 +318,13 @@ def _next(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
         "loses": tv.guest_joined and not g.over and not asks,
         "rematch": g.over and tv.guest_joined and not tv.rematch,
         "room_url": room_url,
-        "seq_vals": SEQ_MARK,  # the same part serves every move until something else changes
+        "seq_vals": markup.SEQ_MARK,  # the same part serves every move until something else changes
     }
     seq_vals = _seq_vals(tv.seq)
     if tv.request and tv.request_kind == "rematch":  # rematch_request.html reads the view
         return _part("next.html", said, None, dict, {**values, "seq_vals": seq_vals, "tv": tv})
-    kept = _part("next.html", said, tuple(values.values()), dict, values)
-    return Markup(kept.replace(SEQ_MARK, seq_vals))
+    drawn = _part("next.html", said, tuple(values.values()), dict, values)
+    return Markup(drawn.replace(markup.SEQ_MARK, seq_vals))
 
 
 def _lay_label(speak: Speaker, tv: TableView, tile: Tile | None, end: str) -> str:

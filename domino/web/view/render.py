@@ -162,7 +162,7 @@ def _part(name: str, said: Words, key: tuple | None, values, *args) -> Markup:
 
 def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, oob) -> dict:
     """What partials/table.html is given: the seat's view, and everything drawn for it."""
-    g, room_url = tv.game, links.room
+    seat_view, room_url = tv.game, links.room
     story = Teller.current(speak).tell(tv)
     many = tv.rules.seats > 2
     return {
@@ -170,7 +170,7 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         **SCORING,
         **NAMING,
         "tv": tv,
-        "g": g,
+        "seat_view": seat_view,
         "me": tv.seat,
         "them": tv.others[0],
         "many": many,
@@ -178,13 +178,13 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         "selected": selected,
         "notice": notice,
         "oob": oob,
-        "draw_offered": DRAW in g.legal,
-        "pass_offered": PASS in g.legal,
+        "draw_offered": DRAW in seat_view.legal,
+        "pass_offered": PASS in seat_view.legal,
         "can_draw": can(tv, DRAW),
         "can_pass": can(tv, PASS),
         # The room's page; its actions are paths under it (pages.py), spelled out by the template.
         "room_url": room_url,
-        "invite": None if tv.guest_joined else links.invite,
+        "invite": None if tv.full else links.invite,
         "seq_vals": _seq_vals(tv.seq),
         "story": story,
         "recent": markup.joined([_recent(note) for note in story.notes]),
@@ -197,8 +197,8 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         "company": _company(tv, said) if many else "",
         "controls": _controls(tv, said, room_url, many),
         "next": _next(tv, said, room_url, many),
-        "mover": next((c for c in tv.company if c.seat == g.turn), None),
-        "totals": [pip_total(held) for held in g.hands or ()],
+        "mover": next((c for c in tv.company if c.seat == seat_view.turn), None),
+        "totals": [pip_total(held) for held in seat_view.hands or ()],
         "spoken_tile": speak.tile,
         "face": face,
         "lay_label": lambda end: _lay_label(speak, tv, selected, end),
@@ -303,20 +303,20 @@ def _next(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
     """The next deal's question and buttons (next.html): drawn once for every seat that reads
     the same language and has said the same, until that changes (a rematch request: for
     each seat); the room's version goes into its buttons at each use."""
-    g = tv.game
+    seat_view = tv.game
     kind = "round"
     if tv.match:
-        kind = "continue" if tv.between_rounds else ("match" if tv.guest_joined else "round")
-    asks = tv.guest_joined and tv.kind == "friend" and not g.over and (not many or tv.people > 1)
+        kind = "continue" if tv.between_rounds else ("match" if tv.full else "round")
+    asks = tv.full and tv.kind == "friend" and not seat_view.over and (not many or tv.people > 1)
     values = {
         "kind": kind,
         "request": tv.request,
         "request_kind": tv.request_kind,
         "many": many,
-        "over": g.over,
+        "over": seat_view.over,
         "asks": asks,
-        "loses": tv.guest_joined and not g.over and not asks,
-        "rematch": g.over and tv.guest_joined and not tv.rematch,
+        "loses": tv.full and not seat_view.over and not asks,
+        "rematch": seat_view.over and tv.full and not tv.rematch,
         "room_url": room_url,
         "seq_vals": markup.SEQ_MARK,  # the same part serves every move until something else changes
     }

@@ -6,7 +6,8 @@ and the hand's buttons (web/view/faces.py); what is alike for every seat that re
 language (the boneyard, the rules line, the next deal's buttons); and what stays the same
 from move to move at one seat (the score, the other seats and who plays them, the move
 list). The rest is one template (partials/table.html), given everything it would otherwise
-ask Python for again and again.
+ask Python for again and again. What is drawn in Python rather than in a template is written
+by web/view/markup.py alone, and every cache is one of web/view/kept.py's.
 """
 
 from __future__ import annotations

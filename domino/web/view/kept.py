@@ -1,10 +1,10 @@
 """The one way the web's views keep what they drew or looked up: a cachetools cache.
 
 Every cache is made here (`kept`: first in, first out once it holds `most`; `lru`: least
-recently used out) and is read and written under one lock, since every thread that draws a
-table shares them: `recall` and `remember` for a cache looked up by hand (a part that may not
-be kept, a slot checked against what it was drawn from), `memo` for a function whose result
-depends on its arguments alone. The lock is never held while something is drawn.
+recently used out, for `memo` alone) and is written under one lock, since every thread that
+draws a table shares them: `recall` and `remember` for a cache looked up by hand (a part that
+may not be kept, a slot checked against what it was drawn from), `memo` for a function whose
+result depends on its arguments alone. The lock is never held while something is drawn.
 """
 
 from __future__ import annotations
@@ -30,9 +30,12 @@ def lru(most: int) -> LRUCache:
 
 
 def recall(cache: Cache, key):
-    """What `cache` keeps under `key`, or None."""
-    with LOCK:
-        return cache.get(key)
+    """What `cache` keeps under `key`, or None. Reading a `kept` cache changes nothing in it,
+    so it takes no lock (one dictionary look-up: an entry is there or not)."""
+    try:
+        return cache[key]
+    except KeyError:
+        return None
 
 
 def remember(cache: Cache, key, value) -> None:

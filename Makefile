@@ -12,7 +12,7 @@ REPLICA ?=
 CATALOGS := $(wildcard domino/translations/*/LC_MESSAGES/messages.po)
 COMPILED := $(CATALOGS:.po=.mo)
 
-.PHONY: run serve cluster restore test lint fmt bench clean messages
+.PHONY: run serve cluster restore test lint fmt bench clean messages snapshot
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q --upgrade pip && $(VENV)/bin/pip install -q -e '.[dev]' && touch $@
@@ -63,6 +63,11 @@ lint: $(STAMP)
 fmt: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+# After a deliberate change to what tables show: the render corpus's digests, checked by
+# tests/test_render_snapshot.py, written again (commit them with the change).
+snapshot: $(STAMP) $(COMPILED)
+	$(VENV)/bin/python tools/render_corpus.py --digests tests/render_corpus.sha256
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/engine.py

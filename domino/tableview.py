@@ -52,8 +52,8 @@ class TableView:
     seat: int
     game: SeatView
     seq: int
-    guest_joined: bool
-    opponent_connected: bool
+    full: bool  # every seat is taken (by a person or the computer), as `Room.full` says
+    others_connected: bool  # the table is full and every other seat is here (or the computer)
     request: str | None
     live: bool
     active: bool
@@ -82,7 +82,7 @@ class TableView:
     @property
     def waiting(self) -> bool:
         """True when play is held up because another seat is missing."""
-        return not (self.guest_joined and self.opponent_connected) and not self.game.over
+        return not (self.full and self.others_connected) and not self.game.over
 
     @property
     def between_rounds(self) -> bool:
@@ -120,8 +120,8 @@ def table_view(
         seat=seat,
         game=view,
         seq=room.seq,
-        guest_joined=room.full,
-        opponent_connected=connected,
+        full=room.full,
+        others_connected=connected,
         request=request,
         live=live,
         active=connected and live and view.my_turn and not room.handed(seat),

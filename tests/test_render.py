@@ -143,7 +143,7 @@ def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
                         )
                     if query:
                         assert attr == "hx-get" and re.fullmatch(r"select=\d+-\d+", query)
-            if not view.guest_joined and view.kind == "friend":
+            if not view.full and view.kind == "friend":
                 invite = f'value="https://example.org/sub/r/{view.room}" data-invite'
                 assert invite in pages[0]
     wanted = {"play", "draw", "draw-until", "new-round", "accept-new-round", "decline-new-round"}

@@ -263,7 +263,7 @@ def test_decide_is_pure(rooms):
 def test_the_table_view_carries_the_seat_view_and_the_room_facts(rooms):
     room, _ = rooms.create()
     tv = table_view(room, 0, present={0})
-    assert tv.seat == 0 and not tv.guest_joined and tv.waiting and not tv.active
+    assert tv.seat == 0 and not tv.full and tv.waiting and not tv.active
     assert tv.game.hand == room.round.hands[0]
     assert not hasattr(tv, "round") and not hasattr(tv.game, "boneyard")
 

@@ -3,6 +3,9 @@
 
 Usage: python tools/render_corpus.py OUT   (prints the number of tables; the domino package is
 the one Python imports, e.g. PYTHONPATH=/tmp/base for another checkout)
+       python tools/render_corpus.py --digests tests/render_corpus.sha256
+                                           (one SHA-256 per table, as tests/test_render_snapshot.py
+                                           checks them: `make snapshot` after a deliberate change)
 
 Rooms are driven from seeded random numbers through the room folds alone (no store): friend
 and computer rooms of two seats under several presets, tables of three and four, requests,
@@ -15,6 +18,7 @@ cache that served one table's parts to another would show here.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import sys
 from dataclasses import dataclass, field
@@ -262,15 +266,28 @@ def render(case: Case) -> str:
         return render_table(case.tv, case.links, notice=text, **case.options)
 
 
-def main() -> None:
-    out = Path(sys.argv[1])
+def chunks():
+    """Each table of the corpus as OUT holds it: its `=== label` line, the table, a newline."""
     app = app_for_corpus()
     with app.test_request_context("/", base_url="https://example.org/"):
-        cases = corpus()
-        with out.open("w", encoding="utf-8") as file:
-            for case in cases:
-                file.write(f"=== {case.label}\n{render(case)}\n")
-    print(f"{len(cases)} tables written to {out}")
+        for case in corpus():
+            yield f"=== {case.label}\n{render(case)}\n"
+
+
+def digest(chunk: str) -> str:
+    """The SHA-256 of one table as OUT holds it (tests/render_corpus.sha256, one a line)."""
+    return hashlib.sha256(chunk.encode("utf-8")).hexdigest()
+
+
+def main() -> None:
+    digests = sys.argv[1] == "--digests"
+    out = Path(sys.argv[2 if digests else 1])
+    count = 0
+    with out.open("w", encoding="utf-8") as file:
+        for chunk in chunks():
+            file.write(f"{digest(chunk)}\n" if digests else chunk)
+            count += 1
+    print(f"{count} tables written to {out}" + (" as digests" if digests else ""))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ from base64 import b64decode
 from flask import Flask, abort, current_app, render_template, request
 from flask.globals import request_ctx
 from flask.sessions import SecureCookieSessionInterface
-from markupsafe import escape
+
+from ..view.markup import fallback_page
 
 MAX_HOST = 253  # DNS: a name of at most 253 characters
 MAX_LABEL = 63  # made of labels of 1 to 63 characters
@@ -29,7 +30,6 @@ WEBSOCKET_VERSION = "13"  # RFC 6455, the only version browsers speak
 # the site. Not "no-referrer": over HTTPS, Flask-WTF refuses a POST without a Referer.
 REFERRER_POLICY = "same-origin"
 PRIVATE_PREFIX = "/r/"  # a room's pages, fragments, actions and records
-FALLBACK_PAGE = "<!doctype html>\n<title>{0}</title>\n<h1>{0}</h1>\n"
 
 
 def host_is_sound(host: str) -> bool:
@@ -124,7 +124,7 @@ def error_page(message: str, status: int):
         return render_template("error.html", message=message), status
     except Exception:  # the page must not turn an error into a 500
         current_app.logger.exception("the error page could not be rendered")
-        return FALLBACK_PAGE.format(escape(message)), status
+        return fallback_page(message), status
 
 
 def init_app(app: Flask) -> None:

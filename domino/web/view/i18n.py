@@ -12,6 +12,8 @@ from flask_babel import Babel, get_locale, get_translations
 from jinja2 import pass_eval_context
 from markupsafe import Markup
 
+from .kept import EVER, kept, recall, remember
+
 CATALOGS = Path(__file__).resolve().parents[2] / "translations"
 LANGUAGES = {"nl": "Nederlands", "pl": "Polski", "fr": "Français", "en": "English"}
 COOKIE = "lang"
@@ -54,7 +56,7 @@ class Words:
         return text % variables if variables else text
 
 
-WORDS: dict = {}  # by Flask-Babel's locale (None outside a request): the catalogs never change
+WORDS = kept(EVER)  # by Flask-Babel's locale (None outside a request): the catalogs never change
 _held: ContextVar[Words | None] = ContextVar("words", default=None)
 
 
@@ -65,9 +67,10 @@ def words() -> Words:
     if held is not None:
         return held
     locale = get_locale()
-    found = WORDS.get(locale)
+    found = recall(WORDS, locale)
     if found is None:
-        found = WORDS[locale] = Words(str(locale or "en"), get_translations())
+        found = Words(str(locale or "en"), get_translations())
+        remember(WORDS, locale, found)
     return found
 
 
@@ -105,7 +108,7 @@ def _jinja_gettext(catalog) -> dict:
     function that takes the context gets a copy of it made for the call. A message without
     variables is looked up and escaped once.
     """
-    plain: dict[str, Markup] = {}
+    plain = kept(EVER)  # by message: the catalog's words, as markup
 
     def finish(eval_ctx, text: str, variables: dict) -> str:
         if eval_ctx.autoescape:
@@ -116,9 +119,10 @@ def _jinja_gettext(catalog) -> dict:
     def gettext(eval_ctx, string: str, **variables):
         if variables or not eval_ctx.autoescape:
             return finish(eval_ctx, catalog.ugettext(string), variables)
-        found = plain.get(string)
+        found = recall(plain, string)
         if found is None:
-            found = plain[string] = Markup(catalog.ugettext(string)) % {}
+            found = Markup(catalog.ugettext(string)) % {}
+            remember(plain, string, found)
         return found
 
     @pass_eval_context

@@ -20,6 +20,7 @@ from ...tableview import TableView
 from . import rules_text
 from .faces import BACKS
 from .i18n import LANGUAGES, Words, gettext, ngettext, pgettext, speaking, words
+from .kept import EVER, kept, memo, recall, remember
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,22 +81,17 @@ def seat_words() -> tuple[str, ...]:
     )
 
 
-RESERVED: dict[str, frozenset[str]] = {}  # the catalogs never change while we run
-
-
+@memo(kept(1))  # the catalogs never change while we run
 def reserved_words() -> frozenset[str]:
     """The seat words of every language we speak: no display name may be one or hold one
     (`domino.actions.is_reserved`), whichever language the others read the table in."""
-    found = RESERVED.get("all")
-    if found is None:
-        every = set()
-        for lang in LANGUAGES:
-            with force_locale(lang):
-                catalog = get_translations()
-            with speaking(Words(lang, catalog)):
-                every.update(seat_words())
-        found = RESERVED["all"] = frozenset(every)
-    return found
+    every = set()
+    for lang in LANGUAGES:
+        with force_locale(lang):
+            catalog = get_translations()
+        with speaking(Words(lang, catalog)):
+            every.update(seat_words())
+    return frozenset(every)
 
 
 def _given(tv: TableView, seat: int) -> str:
@@ -119,15 +115,16 @@ def many(tv: TableView) -> bool:
     return tv.rules.seats > 2
 
 
-LEVEL_WORDS: dict[str, dict[str, str]] = {}  # by language: the words never change while we run
+LEVEL_WORDS = kept(EVER)  # by language: the words never change while we run
 
 
 def level_word(level: str | None) -> str:
     """A computer level in words ("medium")."""
     lang = words().lang
-    known = LEVEL_WORDS.get(lang)
+    known = recall(LEVEL_WORDS, lang)
     if known is None:
-        known = LEVEL_WORDS[lang] = dict(rules_text.choices("level"))
+        known = dict(rules_text.choices("level"))
+        remember(LEVEL_WORDS, lang, known)
     return known.get(level or "", level or "")
 
 

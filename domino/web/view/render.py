@@ -6,7 +6,8 @@ and the hand's buttons (web/view/faces.py); what is alike for every seat that re
 language (the boneyard, the rules line, the next deal's buttons); and what stays the same
 from move to move at one seat (the score, the other seats and who plays them, the move
 list). The rest is one template (partials/table.html), given everything it would otherwise
-ask Python for again and again.
+ask Python for again and again. What is drawn in Python rather than in a template is written
+by web/view/markup.py alone, and every cache is one of web/view/kept.py's.
 """
 
 from __future__ import annotations
@@ -14,23 +15,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import current_app, render_template, url_for
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ...events import DRAW, PASS, Play
 from ...game import laid_at
 from ...tableview import TableView
 from ...tiles import Tile, pip_total
-from . import naming
-from .faces import BACKS, Speaker, chain, face, hand, remember, tojson
+from . import markup, naming
+from .faces import Speaker, chain, face, hand, tojson
 from .i18n import Words, gettext, speaking, words
+from .kept import kept, recall, remember
 from .named import announcement
 from .rules_text import rules_line
 from .scoring import arithmetic, headline, match_headline, score, seat_name, verdict
 from .story import Note, Teller
 
-# The live region's new text, swapped into the page's persistent `#announce` (room.html): a
-# sibling of `#table`, never inside it, so that htmx swaps it on its own.
-ANNOUNCE = '\n<div id="announce" hx-swap-oob="innerHTML">%s</div>'
 # What the round area and the score need to word a result (web/view/scoring.py).
 SCORING = {
     "arithmetic": arithmetic,
@@ -47,11 +46,6 @@ NAMING = {
     "waiting_note": naming.waiting_note,
     "free_seats": naming.free_seats,
 }
-# The parts render.py draws for the template.
-PILE = Markup('<div class="pile"><strong data-boneyard-count>{}</strong> {}</div>')
-SEQ_MARK = Markup("\x00seq\x00")  # where a kept part's `seq_vals` go, put in when it is used
-RULES_LINE = Markup('<p class="rules-line" data-rules="{}">{}</p>')
-RECENT = '<span class="recent" data-recent="%d" data-story="%s">%s</span>'
 
 
 @dataclass(frozen=True)
@@ -130,7 +124,7 @@ def render_table(
         )
         if not oob:
             return html  # the full page holds the (empty) live region itself
-        return html + Markup(ANNOUNCE % escape(announcement(tv, speak, notice)))
+        return html + markup.announce(announcement(tv, speak, notice))
 
 
 def _render(name: str, values: dict) -> Markup:
@@ -150,7 +144,7 @@ def _render(name: str, values: dict) -> Markup:
         env.handle_exception()  # raises it again, its traceback pointing into the template
 
 
-PARTS: dict[tuple, Markup] = {}  # by (template, language, key)
+PARTS = kept()  # by (template, language, key)
 
 
 def _part(name: str, said: Words, key: tuple | None, values, *args) -> Markup:
@@ -160,7 +154,7 @@ def _part(name: str, said: Words, key: tuple | None, values, *args) -> Markup:
     if key is None:
         return _render(name, {**said.jinja, **values(*args)})
     key = (name, said.lang, *key)
-    found = PARTS.get(key)
+    found = recall(PARTS, key)
     if found is None:
         found = _render(name, {**said.jinja, **values(*args)})
         remember(PARTS, key, found)
@@ -169,7 +163,7 @@ def _part(name: str, said: Words, key: tuple | None, values, *args) -> Markup:
 
 def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, oob) -> dict:
     """What partials/table.html is given: the seat's view, and everything drawn for it."""
-    g, room_url = tv.game, links.room
+    seat_view, room_url = tv.game, links.room
     story = Teller.current(speak).tell(tv)
     many = tv.rules.seats > 2
     return {
@@ -177,7 +171,7 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         **SCORING,
         **NAMING,
         "tv": tv,
-        "g": g,
+        "seat_view": seat_view,
         "me": tv.seat,
         "them": tv.others[0],
         "many": many,
@@ -185,27 +179,27 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         "selected": selected,
         "notice": notice,
         "oob": oob,
-        "draw_offered": DRAW in g.legal,
-        "pass_offered": PASS in g.legal,
+        "draw_offered": DRAW in seat_view.legal,
+        "pass_offered": PASS in seat_view.legal,
         "can_draw": can(tv, DRAW),
         "can_pass": can(tv, PASS),
         # The room's page; its actions are paths under it (pages.py), spelled out by the template.
         "room_url": room_url,
-        "invite": None if tv.guest_joined else links.invite,
+        "invite": None if tv.full else links.invite,
         "seq_vals": _seq_vals(tv.seq),
         "story": story,
-        "recent": Markup("".join([_recent(note) for note in story.notes])),
+        "recent": markup.joined([_recent(note) for note in story.notes]),
         "chain": chain(tv, said, speak),
-        "hand": hand(tv, speak, options, selected, escape(room_url)),
-        "backs": BACKS,
+        "hand": hand(tv, speak, options, selected, room_url),
+        "backs": markup.BACKS,
         "rules_p": _rules_line(tv, said),
         "pile": _pile(tv, said),
         "score": score(tv, said) if tv.match else "",
         "company": _company(tv, said) if many else "",
         "controls": _controls(tv, said, room_url, many),
         "next": _next(tv, said, room_url, many),
-        "mover": next((c for c in tv.company if c.seat == g.turn), None),
-        "totals": [pip_total(held) for held in g.hands or ()],
+        "mover": next((c for c in tv.company if c.seat == seat_view.turn), None),
+        "totals": [pip_total(held) for held in seat_view.hands or ()],
         "spoken_tile": speak.tile,
         "face": face,
         "lay_label": lambda end: _lay_label(speak, tv, selected, end),
@@ -217,57 +211,54 @@ def render_superseded(notice: str | None = None) -> str:
     return Markup(render_template("partials/superseded.html", notice=notice))
 
 
-SEQ_VALS: dict[int, Markup] = {}  # by seq
+SEQ_VALS = kept()  # by seq
 
 
 def _seq_vals(seq: int) -> Markup:
     """`{"seq": seq}|tojson`, the values an action button sends (the room's version)."""
-    found = SEQ_VALS.get(seq)
+    found = recall(SEQ_VALS, seq)
     if found is None:
         found = tojson({"seq": seq})
         remember(SEQ_VALS, seq, found)
     return found
 
 
-PILES: dict[tuple, Markup] = {}  # by (language, drawn from, count)
+PILES = kept()  # by (language, drawn from, count)
 
 
 def _pile(tv: TableView, said: Words) -> Markup:
     """The boneyard and how many tiles it holds, drawn once per language and count."""
     key = (said.lang, tv.rules.boneyard, tv.game.boneyard_count)
-    found = PILES.get(key)
+    found = recall(PILES, key)
     if found is None:
         count = key[2]
         if tv.rules.boneyard:
             what = said.ngettext("tile in the boneyard", "tiles in the boneyard", count)
         else:
             what = said.ngettext("tile sleeping, never drawn", "tiles sleeping, never drawn", count)
-        found = PILE.format(count, Markup(what))  # the catalog's words, trusted as a template's
+        found = markup.pile(count, what)
         remember(PILES, key, found)
     return found
 
 
-RULES_LINES: dict[tuple, Markup] = {}  # by (language, rules)
+RULES_LINES = kept()  # by (language, rules)
 
 
 def _rules_line(tv: TableView, said: Words) -> Markup:
     """The room's rules in one line, with them as JSON (SPEC §7.3 `data-rules`), drawn once
     per language and rules."""
     key = (said.lang, tv.rules)
-    found = RULES_LINES.get(key)
+    found = recall(RULES_LINES, key)
     if found is None:
-        as_json = tojson(tv.rules.to_json())
-        found = RULES_LINE.format(escape(str(as_json)), rules_line(tv.rules))
+        as_json = str(tojson(tv.rules.to_json()))  # a text, escaped as the attribute's value
+        found = markup.rules_line(as_json, rules_line(tv.rules))
         remember(RULES_LINES, key, found)
     return found
 
 
-def _recent(note: Note) -> str:
+def _recent(note: Note) -> Markup:
     """One other seat's latest turn, shown for a moment."""
-    return RECENT % (note.seat, escape(note.key), escape(note.text))
-
-
-COMPANY_GAP = Markup("\n    \n")
+    return markup.recent(note.seat, note.key, note.text)
 
 
 def _company(tv: TableView, said: Words) -> Markup:
@@ -277,8 +268,11 @@ def _company(tv: TableView, said: Words) -> Markup:
     for c in naming.shown_company(tv):
         moving = not over and turn == c.seat
         key = None if c.name else (tv.seat, tv.rules, tv.kind, c, moving)
-        parts += (COMPANY_GAP, _part("company.html", said, key, naming.seat_values, tv, c, moving))
-    return Markup("".join(parts))
+        parts += (
+            markup.COMPANY_GAP,
+            _part("company.html", said, key, naming.seat_values, tv, c, moving),
+        )
+    return markup.joined(parts)
 
 
 def _controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup | str:
@@ -310,28 +304,28 @@ def _next(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
     """The next deal's question and buttons (next.html): drawn once for every seat that reads
     the same language and has said the same, until that changes (a rematch request: for
     each seat); the room's version goes into its buttons at each use."""
-    g = tv.game
+    seat_view = tv.game
     kind = "round"
     if tv.match:
-        kind = "continue" if tv.between_rounds else ("match" if tv.guest_joined else "round")
-    asks = tv.guest_joined and tv.kind == "friend" and not g.over and (not many or tv.people > 1)
+        kind = "continue" if tv.between_rounds else ("match" if tv.full else "round")
+    asks = tv.full and tv.kind == "friend" and not seat_view.over and (not many or tv.people > 1)
     values = {
         "kind": kind,
         "request": tv.request,
         "request_kind": tv.request_kind,
         "many": many,
-        "over": g.over,
+        "over": seat_view.over,
         "asks": asks,
-        "loses": tv.guest_joined and not g.over and not asks,
-        "rematch": g.over and tv.guest_joined and not tv.rematch,
+        "loses": tv.full and not seat_view.over and not asks,
+        "rematch": seat_view.over and tv.full and not tv.rematch,
         "room_url": room_url,
-        "seq_vals": SEQ_MARK,  # the same part serves every move until something else changes
+        "seq_vals": markup.SEQ_MARK,  # the same part serves every move until something else changes
     }
     seq_vals = _seq_vals(tv.seq)
     if tv.request and tv.request_kind == "rematch":  # rematch_request.html reads the view
         return _part("next.html", said, None, dict, {**values, "seq_vals": seq_vals, "tv": tv})
-    kept = _part("next.html", said, tuple(values.values()), dict, values)
-    return Markup(kept.replace(SEQ_MARK, seq_vals))
+    drawn = _part("next.html", said, tuple(values.values()), dict, values)
+    return Markup(drawn.replace(markup.SEQ_MARK, seq_vals))
 
 
 def _lay_label(speak: Speaker, tv: TableView, tile: Tile | None, end: str) -> str:

@@ -5,20 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ...tableview import TableView
 from ...tiles import pip_total
-from .faces import remember
+from . import markup
 from .i18n import Words, gettext, ngettext
+from .kept import kept, recall, remember
 from .naming import Name, name_of, spoken
 
 MINUS, PLUS = "−", " + "
-SCORE = (
-    '\n  <div class="score" role="group" aria-label="%s">\n    <span class="caption">%s</span>'
-    '%s\n    <span class="target">%s</span>\n  </div>'
-)
-SIDE = '\n    <span class="side%s">%s <strong data-score data-seats="%s">%d</strong></span>'
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +186,7 @@ def score_line(tv: TableView) -> str:
     )
 
 
-SCORES: dict[tuple, Markup] = {}  # by (language, seat, rules, kind, scores)
+SCORES = kept()  # by (language, seat, rules, kind, scores)
 
 
 def score(tv: TableView, said: Words) -> Markup:
@@ -198,17 +194,13 @@ def score(tv: TableView, said: Words) -> Markup:
     seat and score (a player's own name, in a side's name, is never kept)."""
     named = any(c.name for c in tv.company)
     key = (said.lang, tv.seat, tv.rules, tv.kind, tv.match.scores)
-    found = None if named else SCORES.get(key)
+    found = None if named else recall(SCORES, key)
     if found is None:
         goat = tv.rules.scoring == "goat"
-        # The catalog's words are trusted, as a template's are; a side's name is escaped.
         caption = said.gettext("Penalty points") if goat else said.gettext("Match score")
-        shown = [
-            SIDE % (" mine" if side.mine else "", escape(side.name), side.seat_list, side.score)
-            for side in sides(tv)
-        ]
+        shown = [(side.mine, side.name, side.seat_list, side.score) for side in sides(tv)]
         target = said.gettext("to %(num)d", num=tv.rules.target)
-        found = Markup(SCORE % (caption, caption, "".join(shown), target))
+        found = markup.score(caption, shown, target)
         if not named:
             remember(SCORES, key, found)
     return found

@@ -13,19 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ...events import PublicMove
 from ...game import laid_at
 from ...tableview import TableView
 from ...tiles import Laid
-from . import named
-from .faces import remember
+from . import markup, named
 from .i18n import gettext, ngettext, words
+from .kept import EVER, kept, recall, remember
 from .naming import Name, name_of
-
-ITEM = '<li data-move data-seat="%d" data-action="%s"%s>%s</li>'
-TILE = ' data-tile="%s"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +122,7 @@ class Story:
     notes: tuple[Note, ...]
 
 
-TELLERS: dict[str, Teller] = {}  # one per language: the words never change while we run
+TELLERS = kept(EVER)  # one Teller per language: the words never change while we run
 
 
 class Teller:
@@ -136,16 +133,17 @@ class Teller:
     def current(cls, speak) -> Teller:
         """The teller of the current language, naming tiles with `speak` (render.Speaker)."""
         lang = words().lang
-        found = TELLERS.get(lang)
+        found = recall(TELLERS, lang)
         if found is None:
-            found = TELLERS[lang] = cls(speak)
+            found = cls(speak)
+            remember(TELLERS, lang, found)
         return found
 
     def __init__(self, speak) -> None:
         self.speak = speak
-        self._items: dict[tuple, Markup] = {}
+        self._items = kept(EVER)  # each move list item, by who, where and what
         # Each seat's move list as last told, by (room, seat): (history, persons, items).
-        self._told: dict[tuple[str, int], tuple] = {}
+        self._told = kept()
 
     def tell(self, tv: TableView) -> Story:
         """The story of `tv`'s round so far: the move list told last time for this seat, if
@@ -153,11 +151,11 @@ class Teller:
         history = tv.game.history
         persons = [who(tv, seat) for seat in range(tv.rules.seats)]
         key, start, items = (tv.room, tv.seat), 0, Markup()
-        told = self._told.get(key)
+        told = recall(self._told, key)
         if told is not None and told[1] == persons and history[: len(told[0])] == told[0]:
             start, items = len(told[0]), told[2]
         if start < len(history):
-            items += Markup("".join(self.items(persons, history[start:])))
+            items += markup.joined(self.items(persons, history[start:]))
         if not any(isinstance(person, Name) and person.given for person in persons):
             remember(self._told, key, (history, persons, items))  # a given name is not kept
         notes = tuple(
@@ -181,17 +179,17 @@ class Teller:
             if isinstance(person, Name) and person.given:  # a player's own name: not kept
                 items.append(self.item(person, step(move)))
                 continue
-            item = known.get(key)
+            item = recall(known, key)
             if item is None:
-                item = known[key] = self.item(person, step(move))
+                item = self.item(person, step(move))
+                remember(known, key, item)
             items.append(item)
         return items
 
     def item(self, person: str, told: Step) -> Markup:
         """A move list item for `told`, made by `person` (`you`, `computer` or `friend`)."""
-        tile = TILE % str(told.laid) if told.laid is not None else ""
-        sentence = escape(self.sentence(person, told))
-        return Markup(ITEM % (told.seat, escape(told.action), tile, sentence))
+        tile = str(told.laid) if told.laid is not None else None
+        return markup.move(told.seat, told.action, tile, self.sentence(person, told))
 
     def sentence(self, person: str | Name, told: Step) -> str:
         """One move in one sentence."""

@@ -20,12 +20,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-LOAD = Path(__file__).resolve().parent / "load.py"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_load(rooms: int, seconds: float) -> dict:
-    command = [sys.executable, str(LOAD), "--rooms", str(rooms), "--seconds", str(seconds)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 1800)
+    command = [sys.executable, "-m", "bench.load", "--rooms", str(rooms), "--seconds", str(seconds)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 1800)
     lines = done.stdout.strip().splitlines()
     if not lines or not lines[-1].startswith("{"):
         raise RuntimeError(f"load.py --rooms {rooms} failed:\n{done.stdout}\n{done.stderr}")

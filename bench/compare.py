@@ -34,7 +34,7 @@ SHOWN = ("actions_per_s", "cpu_ms_per_action", "p50_ms", "p99_ms", "errors", "lo
 
 def run(app_dir: Path, row: list[str], seconds: float, rooms: int) -> dict:
     """One load run against the server of `app_dir`: its JSON figures."""
-    command = [sys.executable, str(BENCH / "load.py"), "--app-dir", str(app_dir)]
+    command = [sys.executable, "-m", "bench.load", "--app-dir", str(app_dir)]
     command += ["--seconds", str(seconds), *row]
     if "--rooms" not in row:
         command += ["--rooms", str(rooms)]

@@ -13,17 +13,13 @@ with PYTHONPATH at another checkout to measure that one (it needs only the domin
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import defaultdict
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 from flask_babel import force_locale
-from render_corpus import LANGUAGES, app_for_corpus, corpus
 
 from domino.web.view.render import render_table
+from tools.render_corpus import LANGUAGES, app_for_corpus, corpus
 
 
 def tables() -> list:

@@ -13,9 +13,9 @@ import re
 from urllib.parse import urlparse
 
 from playwright.sync_api import expect
-from webkit import TABLE_SEQ, leaked_tiles, round_at
 
 from domino.web.live.computer import Computer
+from tests.support.webkit import TABLE_SEQ, leaked_tiles, round_at
 
 TIMEOUT_MS = 10_000
 PLAYER = 0  # the person's seat; the computer plays seat 1

@@ -18,11 +18,11 @@ from urllib.parse import parse_qs
 
 import pytest
 from playwright.sync_api import expect
-from test_check_deal import COUNT, TAMPERINGS, corpus, tampered
-from test_computer_round import MAX_MOVES, Player
 
 from domino.fair import fair_deal
 from domino.rules import DEFAULT
+from tests.browser.test_computer_round import MAX_MOVES, Player
+from tests.core.test_check_deal import COUNT, TAMPERINGS, corpus, tampered
 
 CHECK_ALL_JS = """async (lines) => {
   const out = [];

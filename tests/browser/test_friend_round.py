@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from playwright.sync_api import Page, expect
-from webkit import leaked_tiles, parse, round_at, tile_mentions, tiles_of
+
+from tests.support.webkit import leaked_tiles, parse, round_at, tile_mentions, tiles_of
 
 TIMEOUT_MS = 10_000
 HOST, GUEST = 0, 1  # the seats of the room's creator and of the friend who joins

@@ -8,7 +8,6 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scenario import play, round_of
 
 from domino import bots, game
 from domino.bots.knowledge import deduce
@@ -16,6 +15,7 @@ from domino.counter import voids as _voids
 from domino.events import Play, PublicMove
 from domino.rules import DEFAULT, Rules
 from domino.views import seat_view
+from tests.support.scenario import play, round_of
 
 LEVELS = ("random", "greedy", "easy", "medium", "hard")
 

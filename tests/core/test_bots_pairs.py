@@ -5,8 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from scenario import play, round_of
-from test_bots import moves
 
 from domino import bots, game
 from domino.bots import heuristic, search, worlds
@@ -16,6 +14,8 @@ from domino.events import Play
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.tiles import Tile
 from domino.views import seat_view
+from tests.core.test_bots import moves
+from tests.support.scenario import play, round_of
 
 PAIRS, THREE = PRESETS["pairs"], PRESETS["three"]
 BLIND = {**heuristic.MEDIUM, "partner": 0.0}  # medium without its partner in mind

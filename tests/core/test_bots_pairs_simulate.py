@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import statistics
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from checker import check_file
-from test_simulate import records, simulate, summary
-
 from domino.bots import search
 from domino.rules import PRESETS
+from tests.core.test_simulate import records, simulate, summary
+from tests.support.checker import check_file
 
 
 @pytest.fixture(autouse=True)

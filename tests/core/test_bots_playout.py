@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from test_properties import RULES
 
 from domino import game
 from domino.bots import playout
 from domino.events import DRAW, PASS, Passed, Play, TileDrawn, TilePlayed
 from domino.rules import PRESETS
+from tests.core.test_properties import RULES
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 

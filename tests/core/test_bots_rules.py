@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scenario import play, round_of
-from test_bots import position, reshuffled
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from test_properties import RULES
 
 from domino import bots, game
 from domino.bots import search, worlds
@@ -24,6 +16,9 @@ from domino.events import DRAW, PASS, Play
 from domino.rules import PRESETS
 from domino.simulate import play_round
 from domino.views import seat_view
+from tests.core.test_bots import position, reshuffled
+from tests.core.test_properties import RULES
+from tests.support.scenario import play, round_of
 
 LEVELS = ("random", "greedy", "easy", "medium", "hard")
 SEEDS = st.integers(0, 2**32 - 1)

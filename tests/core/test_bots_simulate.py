@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from checker import check_file
-from test_simulate import records, refused, simulate, summary
-
 from domino.game import opener
 from domino.record import deal_from_dict, from_record
 from domino.rules import PRESETS, Rules
+from tests.core.test_simulate import records, refused, simulate, summary
+from tests.support.checker import check_file
 
 SMALL_MATCH = json.dumps({"blocked": "all", "target": 30})
 

@@ -38,7 +38,7 @@ from domino.record import dumps, to_record
 from domino.rules import DEFAULT, PRESETS
 from domino.simulate import play_round
 
-SCRIPT = Path(__file__).resolve().parents[1] / "tools" / "check_deal.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "check_deal.py"
 COUNT = 1000
 RULES = [  # every one leaves some tiles undealt, so that the boneyard's order is checked
     DEFAULT,

@@ -6,21 +6,16 @@ import copy
 import dataclasses
 import json
 import random
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import checker
-from test_properties import SEEDS, any_rules
-
 from domino import game
 from domino.match import add, new_match
 from domino.record import dumps, match_to_dict, to_record
+from tests.core.test_properties import SEEDS, any_rules
+from tests.support import checker
 
 ALL = sorted(checker.ALL_TILES)
 

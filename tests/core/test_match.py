@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_properties import SEEDS, any_rules
 
 from domino import game
 from domino.match import add, fold, new_match
 from domino.rules import DEFAULT, PRESETS
+from tests.core.test_properties import SEEDS, any_rules
 
 MATCHES = [rules for rules in PRESETS.values() if rules.target is not None]
 

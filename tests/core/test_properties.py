@@ -8,16 +8,10 @@ import itertools
 import json
 import pickle
 import random
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from checker import check_record
 
 from domino import game, record
 from domino.events import (
@@ -42,6 +36,7 @@ from domino.rules import (
 )
 from domino.tiles import Laid, Tile, pip_total
 from domino.views import seat_view
+from tests.support.checker import check_record
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 

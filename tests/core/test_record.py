@@ -6,20 +6,15 @@ import copy
 import json
 import random
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from checker import check_record
 
 from domino import game
 from domino.events import Passed, RoundStarted, TileDrawn, TilePlayed
 from domino.record import RecordError, dumps, from_record, to_record
 from domino.rules import DEFAULT
 from domino.tiles import pip_total, tiles
+from tests.support.checker import check_record
 
 # A hand-built round. Seat 0 holds 6-6 and a chain 6-5-4-3-2-1-0; seat 1 has no six, so it
 # draws 0-3 (no fit) and 0-6 (fits); then both follow the chain until seat 0 goes out.

@@ -8,11 +8,11 @@ import random
 from dataclasses import replace
 
 import pytest
-from scenario import line, play, round_of
 
 from domino import game, record
 from domino.rules import DEFAULT, PRESETS, Rules, RulesError, named
 from domino.tiles import Tile, tiles
+from tests.support.scenario import line, play, round_of
 
 BLOCK = Rules(boneyard=False)
 

@@ -8,7 +8,6 @@ import secrets
 from pathlib import Path
 
 import pytest
-from scenario import deal_of, line, play, round_of
 
 from domino import game
 from domino.events import DRAW, PASS, Play, TileDrawn, TilePlayed
@@ -16,8 +15,9 @@ from domino.record import from_record
 from domino.rules import DEFAULT, Rules
 from domino.tiles import Laid, Tile, full_set, tiles
 from domino.views import seat_view
+from tests.support.scenario import deal_of, line, play, round_of
 
-GAMES = Path(__file__).parent / "games"
+GAMES = Path(__file__).parents[1] / "games"
 
 # Seat 0 holds 6-6 and opens; seat 1 answers; the boneyard starts 1-4 4-6.
 OPENING = ("6-6 1-2 0-3 2-4 1-5 0-0 3-4", "5-5 1-6 4-4 0-2 3-5 2-3 1-1")

@@ -12,15 +12,12 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from checker import check_file
-
 from domino import bots
 from domino.game import Outcome
 from domino.simulate import Tally, main, mean_ci, percentile, summary_rows
+from tests.support.checker import check_file
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ROUNDS = 40
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import sys
 import time
 import urllib.error
 import urllib.parse
@@ -24,17 +23,16 @@ from pathlib import Path
 import pytest
 import websocket
 from babel.messages.pofile import read_po
-from webkit import TABLE_SEQ, parse
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+from tests.support.webkit import TABLE_SEQ, parse
 
-import faults  # noqa: E402
-from faults import Seat, ServerDown, csrf_field, new_room, position, stored  # noqa: E402
-from shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 from domino.record import from_record, move_to_dict  # noqa: E402
 from domino.web.view.i18n import CATALOGS  # noqa: E402
+from tests.support import faults  # noqa: E402
+from tests.support.faults import Seat, ServerDown, csrf_field, new_room, position, stored  # noqa: E402
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

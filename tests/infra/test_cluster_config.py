@@ -24,9 +24,7 @@ from domino import addresses
 from domino.cluster import ROOT, Cluster, Shard, files, folders, tool
 from domino.cluster.__main__ import cluster_of, main, parse_args
 from domino.cluster.files import Budget, router_program, write
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from shards import free_ports, nginx_missing
+from tests.support.shards import free_ports, nginx_missing
 
 needs_nginx = pytest.mark.skipif(
     nginx_missing(), reason="nginx is not installed (apt-get install nginx)"

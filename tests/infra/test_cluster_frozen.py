@@ -9,8 +9,9 @@ import signal
 from pathlib import Path
 
 import pytest
-from test_cluster import ALIVE, SHARDS, cluster, connect, create, fetch, step  # noqa: F401 (the fixture)
-from webkit import parse
+
+from tests.infra.test_cluster import ALIVE, SHARDS, cluster, connect, create, fetch, step  # noqa: F401 (the fixture)
+from tests.support.webkit import parse
 
 pytestmark = pytest.mark.slow
 

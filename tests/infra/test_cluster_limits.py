@@ -11,7 +11,6 @@ small and known: 853 connections for its rooms, 128 for the rest.
 
 from __future__ import annotations
 
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -19,18 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-
-from shards import (  # noqa: E402
-    HIGH_LIMITS,
-    HealthProbe,
-    Processes,
-    SlowBodies,
-    cluster_in,
-    network_addresses,
-    nginx_missing,
-)
+ROOT = Path(__file__).resolve().parents[2]
 
 from domino.cluster.files import (  # noqa: E402
     OTHER_CONNECTIONS,
@@ -39,6 +27,15 @@ from domino.cluster.files import (  # noqa: E402
     Budget,
 )
 from domino.server.worker import MAX_CONNECTIONS_PER_ADDRESS, REQUEST_TIMEOUT  # noqa: E402
+from tests.support.shards import (  # noqa: E402
+    HIGH_LIMITS,
+    HealthProbe,
+    Processes,
+    SlowBodies,
+    cluster_in,
+    network_addresses,
+    nginx_missing,
+)
 
 pytestmark = pytest.mark.slow
 

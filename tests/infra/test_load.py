@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-from shards import nginx_missing  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+from tests.support.shards import nginx_missing  # noqa: E402
 
 KEYS = [
     "rooms",
@@ -65,7 +64,7 @@ def load_until(args: list[str], seconds: float, enough) -> subprocess.CompletedP
     fall short of `enough` (a slow machine fits fewer in a window), again for twice as long, up
     to CAP_SECONDS. The last run."""
     while True:
-        command = [sys.executable, "bench/load.py", *args, "--seconds", f"{seconds:g}"]
+        command = [sys.executable, "-m", "bench.load", *args, "--seconds", f"{seconds:g}"]
         done = subprocess.run(
             command, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 120
         )
@@ -113,7 +112,7 @@ def test_at_saturation_on_a_slow_disk_the_limits_refuse_nothing_and_nothing_is_l
 
 @pytest.mark.slow
 def test_computer_rooms_beside_friend_rooms_lose_nothing_and_the_computer_answers():
-    command = [sys.executable, "bench/load.py", "--rooms", "2", "--seconds", "6"]
+    command = [sys.executable, "-m", "bench.load", "--rooms", "2", "--seconds", "6"]
     command += ["--think", "0.02,0.1", "--computer", "4", "--level", "hard", "--leaks"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     result = result_of(done)
@@ -154,7 +153,7 @@ def test_four_seat_rooms_beside_two_seat_rooms_push_every_move_to_every_seat_and
 @pytest.mark.slow
 @pytest.mark.skipif(nginx_missing(), reason="nginx is not installed (apt-get install nginx)")
 def test_through_nginx_two_shards_share_the_rooms_lose_nothing_and_count_each_browser_apart():
-    command = [sys.executable, "bench/load.py", "--cluster", "2", "--rooms", "6"]
+    command = [sys.executable, "-m", "bench.load", "--cluster", "2", "--rooms", "6"]
     command += ["--seconds", "4", "--think", "0.02,0.1", "--leaks"]
     # Each browser creates or joins one room: two a minute per address refuses none of them
     # only if the shards see each browser's own address (nginx believes the client's

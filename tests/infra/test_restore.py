@@ -24,10 +24,9 @@ import pytest
 from domino.cluster import Cluster, tool
 from domino.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-from faults import Seat, new_room, next_action, position, stored  # noqa: E402
-from shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+from tests.support.faults import Seat, new_room, next_action, position, stored  # noqa: E402
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
 
 ENV = {**HIGH_LIMITS, "DOMINO_PING_SECONDS": "60"}
 ROOMS = 3

@@ -11,19 +11,16 @@ from __future__ import annotations
 import contextlib
 import http.client
 import socket
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import websocket
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-
-from faults import Server, free_port, new_room  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 from domino.server.worker import TimedReads, address_group, read_limits  # noqa: E402
+from tests.support.faults import Server, free_port, new_room  # noqa: E402
 
 DEADLINE = 1.5  # DOMINO_REQUEST_TIMEOUT of the servers that time requests
 CAP = 20  # DOMINO_MAX_CONNECTIONS_PER_ADDRESS

@@ -10,18 +10,16 @@ longer, so that only the move waits on a slow sync. What is asserted is an order
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+ROOT = Path(__file__).resolve().parents[2]
 
-import faults  # noqa: E402
-from faults import Server, free_port, new_room, next_action, position  # noqa: E402
+from tests.support import faults  # noqa: E402
+from tests.support.faults import Server, free_port, new_room, next_action, position  # noqa: E402
 
 SYNC = 5.0  # seconds every sync of the writer takes: room to spare on a slow machine
 

@@ -21,10 +21,18 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from checker import check_record
-from webkit import (
+from domino import game
+from domino.dealing import new_server_seed
+from domino.events import DRAW, Play
+from domino.fair import fair_deal
+from domino.room import MOVES, fold
+from domino.rules import DEFAULT
+from domino.tiles import Laid, Tile
+from domino.views import SeatView, seat_view
+from domino.web.live.computer import Computer
+from domino.web.view.messages import refusal
+from tests.support.checker import check_record
+from tests.support.webkit import (
     Table,
     assert_hides,
     button,
@@ -38,17 +46,6 @@ from webkit import (
     parse,
     playable,
 )
-
-from domino import game
-from domino.dealing import new_server_seed
-from domino.events import DRAW, Play
-from domino.fair import fair_deal
-from domino.room import MOVES, fold
-from domino.rules import DEFAULT
-from domino.tiles import Laid, Tile
-from domino.views import SeatView, seat_view
-from domino.web.live.computer import Computer
-from domino.web.view.messages import refusal
 
 PLAYER = 0
 COMPUTER = 1  # the computer's seat in a two-seat computer room
@@ -820,7 +817,7 @@ if __name__ == "__main__":
 def test_the_deciders_end_with_a_server_killed_outright(tmp_path):
     script = tmp_path / "server.py"
     script.write_text(KILLED_SERVER)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, str(script)], cwd=root, capture_output=True, text=True, timeout=60
     )

@@ -9,11 +9,11 @@ import threading
 from concurrent.futures import TimeoutError as FutureTimeout
 
 import pytest
-from webkit import Table, make_app
 
 from domino import game
 from domino.events import DRAW
 from domino.web.live.computer import Computer
+from tests.support.webkit import Table, make_app
 
 PLAYER, COMPUTER = 0, 1
 WAIT = 30.0

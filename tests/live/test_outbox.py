@@ -13,7 +13,7 @@ import pytest
 
 from domino.web.live.outbox import MAX_QUEUED, Outbox
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FRAMES = [bytes([n % 251]) * 20_000 for n in range(10)]  # far more than the buffers hold
 
 

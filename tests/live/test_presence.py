@@ -16,12 +16,12 @@ import threading
 import time
 
 import pytest
-from live import live_server
-from test_socket_release import ended_by_server
-from test_sockets import SEED, opened, table  # noqa: F401 (fixtures, on this module's server)
 
 from app import DEFAULT_PING_SECONDS
 from domino.web.routes.sockets import PING_FRAME, Pinger
+from tests.live.test_socket_release import ended_by_server
+from tests.live.test_sockets import SEED, opened, table  # noqa: F401 (fixtures, on this module's server)
+from tests.support.live import live_server
 
 PING = DEFAULT_PING_SECONDS
 FEW_SECONDS = 5.0  # the server lets the seat go within this of the drop (a ping falls due, then

@@ -11,8 +11,9 @@ import re
 import urllib.parse
 
 import pytest
-from live import live_server
-from test_sockets import (  # noqa: F401 (opened: a fixture, on this module's server)
+
+from domino import game
+from tests.live.test_sockets import (  # noqa: F401 (opened: a fixture, on this module's server)
     SEED,
     WAIT,
     Browser,
@@ -23,8 +24,7 @@ from test_sockets import (  # noqa: F401 (opened: a fixture, on this module's se
     join_room,
     opened,
 )
-
-from domino import game
+from tests.support.live import live_server
 
 ROOT = "/games"
 SLOW = 30.0  # seconds to wait for the computer and its pushes on a loaded machine

@@ -12,8 +12,9 @@ import time
 
 import pytest
 import websocket
-from live import live_server
-from test_sockets import SEED, opened, table  # noqa: F401 (fixtures, on this module's server)
+
+from tests.live.test_sockets import SEED, opened, table  # noqa: F401 (fixtures, on this module's server)
+from tests.support.live import live_server
 
 PING = 1.5  # seconds between the server's pings: a reading peer answers in far less
 WAIT = 10.0  # seconds to wait for what must come, on a slow machine

@@ -19,11 +19,11 @@ from http.cookiejar import CookieJar
 
 import pytest
 import websocket
-from live import live_server
 
 from domino import game
 from domino.events import DRAW, PASS, Play
 from domino.web.view.messages import refusal
+from tests.support.live import live_server
 
 WAIT = 5.0  # seconds to wait for any one expected frame
 SEED = 1

@@ -6,13 +6,13 @@ import json
 import random
 
 import pytest
-from test_room_rules import finish_round, move, seated
 
 from domino.room import RoomError
 from domino.rules import PRESETS
 from domino.store import Store
 from domino.store.rooms import Rooms
 from domino.tableview import table_view
+from tests.room.test_room_rules import finish_round, move, seated
 
 EVERYONE = frozenset({0, 1, 2, 3})
 

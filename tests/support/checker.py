@@ -13,7 +13,7 @@ lightest side holds two equal lowest hands, either of those seats may be named `
 match whose leading sides tie (most points, or fewest under Goat) is a draw. ``max_pip``
 (not in the SPEC) is accepted in ``rules`` for sets other than double-six.
 
-Usage: ``python tests/checker.py FILE.jsonl [...]``.
+Usage: ``python -m tests.support.checker FILE.jsonl [...]``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import json
 import re
 import sys
 
-from checker_match import check_match, check_sequence, leader
-from checker_rules import (
+from tests.support.checker_match import check_match, check_sequence, leader
+from tests.support.checker_rules import (
     DEFAULT_RULES,
     Game,
     halves,
@@ -349,7 +349,7 @@ def check_file(path: str) -> tuple[int, list[str]]:
 def main(argv: list[str]) -> int:
     """Check the files named in ``argv``; print a summary and the first 20 violations."""
     if not argv:
-        print("usage: python tests/checker.py FILE.jsonl [...]", file=sys.stderr)
+        print("usage: python -m tests.support.checker FILE.jsonl [...]", file=sys.stderr)
         return 2
     total, problems = 0, []
     for path in argv:

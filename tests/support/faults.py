@@ -45,8 +45,7 @@ from pathlib import Path
 
 import websocket
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
 
 from domino import game  # noqa: E402
 from domino.events import DRAW, PASS, Play  # noqa: E402

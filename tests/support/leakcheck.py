@@ -8,18 +8,13 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import sys
 import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for _path in (ROOT, ROOT / "tests"):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
-
-from webkit import FakeSocket, Table, connection, leaked_tiles, parse  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 from domino.room import apply, fold  # noqa: E402
+from tests.support.webkit import FakeSocket, Table, connection, leaked_tiles, parse  # noqa: E402
 
 SEQ = re.compile(r'data-seq="(\d+)"')
 

@@ -36,16 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for _path in (ROOT, ROOT / "tests"):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
-
-from leakcheck import SEQ, ScannedTable, Scanner  # noqa: E402
-from webkit import button, enabled, make_app, vals  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 from domino import bots  # noqa: E402
 from domino.views import seat_view  # noqa: E402
+from tests.support.leakcheck import SEQ, ScannedTable, Scanner  # noqa: E402
+from tests.support.webkit import button, enabled, make_app, vals  # noqa: E402
 
 FRIEND_BOTS = ("random", "greedy", "medium")
 COMPUTER_LEVELS = ("easy", "medium")

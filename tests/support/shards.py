@@ -18,7 +18,6 @@ import selectors
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -27,8 +26,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
 
 from domino.cluster import Cluster, Shard, folders, tool  # noqa: E402
 from domino.cluster.__main__ import prepare  # noqa: E402

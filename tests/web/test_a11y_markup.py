@@ -8,14 +8,13 @@ name in the page's language ("three–five", "double six"), and a persistent pol
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from webkit import (
+from domino import game
+from domino.events import DRAW, PASS, Play
+from domino.tiles import Tile
+from tests.support.webkit import (
     FakeSocket,
     Node,
     Table,
@@ -26,10 +25,6 @@ from webkit import (
     make_app,
     parse,
 )
-
-from domino import game
-from domino.events import DRAW, PASS, Play
-from domino.tiles import Tile
 
 NUMBERS = {
     "en": ("blank", "one", "two", "three", "four", "five", "six"),

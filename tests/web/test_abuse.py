@@ -7,22 +7,17 @@ submitted many times at once is done once.
 from __future__ import annotations
 
 import string
-import sys
 import threading
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from webkit import WEBSOCKET_HEADERS, Table, friends, make_app
-
 from domino import game
 from domino.events import DRAW, Play
 from domino.room import ROOM_ACTIONS
+from tests.support.webkit import WEBSOCKET_HEADERS, Table, friends, make_app
 
 SUFFIXES = ["", "/join", "/level", "/record.jsonl", "/ws", *(f"/{a}" for a in ROOM_ACTIONS)]
 STATIC_PATHS = ["/", "/rooms", "/computer", "/help", "/healthz"]

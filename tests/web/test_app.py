@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app import create_app
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_home_page_offers_both_ways_to_play(client):

@@ -3,15 +3,10 @@ card's box that turns it on, and the table's `data-counter` part (hooks, four la
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from flask import current_app
-from scenario import play, round_of
-from test_leaks import leak_into_tables
-from webkit import Table, friends, make_app, parse
 from werkzeug.datastructures import MultiDict
 
 from domino.counter import TileCounter, tile_counter
@@ -21,10 +16,10 @@ from domino.tiles import tiles
 from domino.views import seat_view
 from domino.web.forms.rules_form import CardError, card_for, counter_from_form
 from domino.web.view.render import links, render_table
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-
-import leaks
+from tests.support import leaks
+from tests.support.scenario import play, round_of
+from tests.support.webkit import Table, friends, make_app, parse
+from tests.web.test_leaks import leak_into_tables
 
 # Seat 0 holds six of the seven sixes; the last one, 3-6, lies second in the boneyard.
 SIXES = ("6-6 0-6 1-6 2-6 4-6 5-6 4-4", "0-0 0-1 0-2 0-3 0-4 0-5 1-1")

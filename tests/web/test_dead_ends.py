@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_computer import computer_room, newest, until
-from webkit import Table, button, friends, make_app, parse
+
+from tests.live.test_computer import computer_room, newest, until
+from tests.support.webkit import Table, button, friends, make_app, parse
 
 ASK_ROUND = "Deal again? This round will be lost."
 ASK_MATCH = "Start a new match? The match in progress will be lost."

@@ -11,7 +11,11 @@ import random
 import threading
 
 import pytest
-from webkit import (
+
+from domino import game
+from domino.events import DRAW, Play
+from domino.web.view.messages import refusal
+from tests.support.webkit import (
     advance_until,
     button,
     enabled,
@@ -23,10 +27,6 @@ from webkit import (
     tile_mentions,
     vals,
 )
-
-from domino import game
-from domino.events import DRAW, Play
-from domino.web.view.messages import refusal
 
 RNG_SEED = 3
 

@@ -10,7 +10,6 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from webkit import friends, make_app, parse
 
 from domino import game
 from domino.duplicate import DuplicateResult, duplicate_result, signed
@@ -20,6 +19,7 @@ from domino.simulate import net_points
 from domino.tableview import table_view
 from domino.views import seat_view
 from domino.web.view.render import links, render_table
+from tests.support.webkit import friends, make_app, parse
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 TABLES = [DEFAULT, PRESETS["three"], PRESETS["pairs"], PRESETS["block"], PRESETS["goat"]]

@@ -6,12 +6,12 @@ import json
 import random
 
 import pytest
-from webkit import Table, friends, make_app, parse
 
 from domino import game
 from domino.actions import fold_in, next_round
 from domino.fair import commitment, fair_deal
 from domino.room import fold
+from tests.support.webkit import Table, friends, make_app, parse
 
 
 @pytest.fixture

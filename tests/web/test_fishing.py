@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_seats import move_params
-from webkit import Table, friends, make_app, notice, parse
 
 from domino.web.view.messages import refusal
+from tests.support.webkit import Table, friends, make_app, notice, parse
+from tests.web.test_seats import move_params
 
 DEALS = 3  # fresh deals an address may have in a minute (the default)
 

@@ -4,7 +4,8 @@ every language, under the same ids, each linked from the page's table of content
 from __future__ import annotations
 
 import pytest
-from webkit import Node, make_app, parse
+
+from tests.support.webkit import Node, make_app, parse
 
 LANGUAGES = ("en", "nl", "pl", "fr")
 SECTIONS = ("fair-deals", "review", "tile-counter", "rematch")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
-from webkit import connection
 
 from app import create_app
 from domino import game
 from domino.events import Play
+from tests.support.webkit import connection
 
-CATALOGS = Path(__file__).resolve().parent.parent / "domino" / "translations"
+CATALOGS = Path(__file__).resolve().parents[2] / "domino" / "translations"
 FOREIGN = ("nl", "pl", "fr")
 
 

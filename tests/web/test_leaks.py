@@ -5,17 +5,10 @@ is found (a boneyard tile, a partner's tile, a sleeping tile, one drawn as a fac
 from __future__ import annotations
 
 import random
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from flask import current_app
-from webkit import leaked_tiles
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-
-import leaks
 
 from domino import game
 from domino.rules import DEFAULT, PRESETS, Rules
@@ -23,6 +16,8 @@ from domino.web import seats
 from domino.web.live import tables
 from domino.web.routes import pages, seating
 from domino.web.view.faces import face
+from tests.support import leaks
+from tests.support.webkit import leaked_tiles
 
 
 def test_a_short_scan_through_the_server_finds_no_hidden_tile(tmp_path):

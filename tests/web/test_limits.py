@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from webkit import Table, friends, make_app, notice, parse
 
 from domino.web.guard import limits
 from domino.web.guard.limits import client_address
 from domino.web.view.messages import error_message
+from tests.support.webkit import Table, friends, make_app, notice, parse
 
 ACT = 4  # actions a seat may take in a minute here
 

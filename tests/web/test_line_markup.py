@@ -9,15 +9,11 @@ end; and every page loads the script deferred, with no inline style anywhere.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from test_a11y_markup import friends_in, two_way
-from webkit import Node, advance_until, friends, make_app, parse
+from tests.support.webkit import Node, advance_until, friends, make_app, parse
+from tests.web.test_a11y_markup import friends_in, two_way
 
 VISIBLE = {"en": "Lay it here", "nl": "Hier leggen", "pl": "Połóż tutaj", "fr": "Poser ici"}
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import random
 
-import checker
-from test_computer import computer_room, newest, settle
-from webkit import Table, button, friends, make_app, parse
-
 from domino import game
 from domino.rules import PRESETS, Rules
+from tests.live.test_computer import computer_room, newest, settle
+from tests.support import checker
+from tests.support.webkit import Table, button, friends, make_app, parse
 
 
 def tiles_in(node) -> list[str]:

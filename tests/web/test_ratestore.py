@@ -5,10 +5,10 @@ from __future__ import annotations
 from limits import RateLimitItemPerMinute
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
-from webkit import make_app
 
 from domino.web.guard import ratestore
 from domino.web.guard.ratestore import LazyMemoryStorage
+from tests.support.webkit import make_app
 
 
 class Clock:

@@ -16,7 +16,6 @@ from flask_babel import force_locale
 from flask_babel import gettext as babel_gettext
 from flask_babel import ngettext as babel_ngettext
 from flask_babel import pgettext as babel_pgettext
-from webkit import Table, friends, make_app, seat_on_turn
 
 from domino import game
 from domino.events import Play
@@ -24,6 +23,7 @@ from domino.tableview import table_view
 from domino.web.view.faces import face
 from domino.web.view.i18n import words
 from domino.web.view.render import choices, links, render_table
+from tests.support.webkit import Table, friends, make_app, seat_on_turn
 
 
 def test_a_face_shows_each_half_with_its_pips_and_is_drawn_once():
@@ -67,13 +67,15 @@ def cyclic_garbage_of_renders(db: str) -> int:
 def test_rendering_a_table_makes_no_reference_cycles(tmp_path):
     """Cyclic garbage waits for the collector, whose pauses grow with every open socket.
     Counted in an interpreter of its own: here, other tests' threads make garbage meanwhile."""
-    tests = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[2]
     db = str(tmp_path / "domino.sqlite3")
-    code = f"import test_render; print(test_render.cyclic_garbage_of_renders({db!r}))"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests.parent), str(tests)])}
+    code = (
+        f"from tests.web import test_render; print(test_render.cyclic_garbage_of_renders({db!r}))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=tests.parent,
+        cwd=root,
         env=env,
         capture_output=True,
         text=True,
@@ -185,7 +187,7 @@ def _placeholders(text: str) -> dict:
 def test_each_language_s_words_are_flask_babel_s(tmp_path):
     """web/view/i18n.py looks each catalog up once per language: every message comes out as
     Flask-Babel words it, in Python and in a template."""
-    pot = Path(__file__).resolve().parent.parent / "domino" / "translations" / "messages.pot"
+    pot = Path(__file__).resolve().parents[2] / "domino" / "translations" / "messages.pot"
     with pot.open("rb") as file:
         messages = [message for message in read_po(file) if message.id]
     app = make_app(tmp_path / "domino.sqlite3")

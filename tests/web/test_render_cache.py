@@ -10,7 +10,6 @@ from contextlib import contextmanager
 
 import pytest
 from flask_babel import force_locale
-from webkit import company, make_app, parse
 
 from domino import game
 from domino.rules import PRESETS
@@ -18,6 +17,7 @@ from domino.tableview import table_view
 from domino.tiles import Laid
 from domino.web.view import faces, naming, render, scoring, story
 from domino.web.view.render import Links, links, render_table
+from tests.support.webkit import company, make_app, parse
 
 LANGUAGES = ("en", "nl", "pl", "fr")
 

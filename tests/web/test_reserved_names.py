@@ -10,7 +10,6 @@ import random
 
 import pytest
 from flask_babel import force_locale
-from webkit import Table, make_app, notice, parse
 
 from domino.actions import is_reserved, name_event
 from domino.room import RoomError
@@ -21,6 +20,7 @@ from domino.tableview import table_view
 from domino.web.view.i18n import LANGUAGES, gettext, pgettext
 from domino.web.view.messages import refusal
 from domino.web.view.naming import name_of, place, reserved_words
+from tests.support.webkit import Table, make_app, notice, parse
 
 REFUSED = [
     "You",

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from webkit import Table, friends, make_app, new_round, parse
 
 from domino import game, review
 from domino.events import Play
@@ -19,6 +18,7 @@ from domino.record import dumps, from_record, to_record
 from domino.views import seat_view
 from domino.web.live import computer
 from domino.web.routes import review as web_review
+from tests.support.webkit import Table, friends, make_app, new_round, parse
 
 WAIT = 60.0
 # A double-three block game with every tile dealt, so each seat can count the other's hand.

@@ -8,20 +8,15 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from webkit import Node, Table, make_app, parse
 
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.web.forms.rules_form import form_values
 from domino.web.view import rules_text
 from domino.web.view.messages import refusal
+from tests.support.webkit import Node, Table, make_app, parse
 
 CARD_PRESETS = ("classic", "match-100", "block", "goat", "international", "pairs", "three")
 LANGS = ("en", "nl", "pl", "fr")
@@ -427,7 +422,7 @@ def test_every_setting_has_a_sentence(app):
 def test_the_card_and_the_invitation_speak_the_language(app, lang):
     """No English left on the card (open on each preset, or refusing each setting) nor on
     the invitation's rules."""
-    from test_i18n import ENGLISH_WORDS, english_phrases, visible_text
+    from tests.web.test_i18n import ENGLISH_WORDS, english_phrases, visible_text
 
     phrases = english_phrases(lang)
     browser = Table(app)

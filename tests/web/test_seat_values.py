@@ -7,11 +7,11 @@ before), and `int()` takes other scripts' digits ("٣" is 3), spaces and signs."
 from __future__ import annotations
 
 import pytest
-from webkit import Table, make_app, notice, parse
 
 from domino.web.live.hub import tab_time
 from domino.web.routes.review import step as review_step
 from domino.web.view.messages import refusal
+from tests.support.webkit import Table, make_app, notice, parse
 
 # Not a seat of a table of four, written every way a form could: superscripts, a circled
 # digit, Arabic-Indic and full-width digits (int() reads both as 3 and 1), a sign, a seat

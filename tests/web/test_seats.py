@@ -9,8 +9,6 @@ import random
 import time
 
 import pytest
-from checker import check_record
-from webkit import Table, friends, make_app
 
 from domino import bots, game
 from domino.actions import decide
@@ -20,6 +18,8 @@ from domino.rules import PRESETS
 from domino.store import Store
 from domino.store.rooms import Rooms
 from domino.views import seat_view
+from tests.support.checker import check_record
+from tests.support.webkit import Table, friends, make_app
 
 AWAY = 1.0  # seconds a seat must be away before it may be handed over, in these tests
 LONG_AWAY = 3600.0  # an AWAY no test waits out: the time a seat left is backdated instead

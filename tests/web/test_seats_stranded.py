@@ -8,10 +8,9 @@ import random
 import time
 from dataclasses import replace
 
-from test_seats import AWAY, app, move_params, rooms  # noqa: F401 (fixtures)
-from webkit import Table, friends, make_app
-
 from domino.rules import PRESETS
+from tests.support.webkit import Table, friends, make_app
+from tests.web.test_seats import AWAY, app, move_params, rooms  # noqa: F401 (fixtures)
 
 
 def finish(rooms, room, rng: random.Random, here=frozenset({0, 1})):  # noqa: F811 (not the fixture)

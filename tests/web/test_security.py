@@ -12,7 +12,6 @@ import os
 import re
 import sqlite3
 import stat
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,13 +24,10 @@ from markupsafe import escape
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.wrappers import Response
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from webkit import WEBSOCKET_HEADERS, Table, make_app
-
 from app import create_app
 from domino.web.guard import security
 from domino.web.view.messages import error_message
+from tests.support.webkit import WEBSOCKET_HEADERS, Table, make_app
 
 BAD_HOSTS = [
     "a..b",

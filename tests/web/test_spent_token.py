@@ -11,11 +11,11 @@ from __future__ import annotations
 import types
 
 import pytest
-from webkit import Table, make_app, parse
 
 from domino.fair import commitment
 from domino.store import NONCE_KEPT_SECONDS, NONCE_SECONDS
 from domino.web.forms.fairness import first_deal
+from tests.support.webkit import Table, make_app, parse
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from webkit import Table, friends, make_app, notice, parse
 
 from domino import bots
 from domino.actions import level_event
@@ -22,6 +21,7 @@ from domino.store import Store
 from domino.store.rooms import Rooms
 from domino.views import seat_view
 from domino.web.view.messages import refusal
+from tests.support.webkit import Table, friends, make_app, notice, parse
 
 LONG_AWAY = 3600.0  # no test waits it out: the time a seat left is backdated instead
 

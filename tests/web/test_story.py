@@ -12,7 +12,6 @@ import random
 from dataclasses import replace
 
 import pytest
-from webkit import Table, assert_hides, friends, make_app, new_round, parse, seat_on_turn
 
 from domino import game
 from domino.events import PublicMove
@@ -23,6 +22,15 @@ from domino.tiles import Laid, Tile
 from domino.views import seat_view
 from domino.web.view.render import Speaker
 from domino.web.view.story import Recent, Step, Teller, recent, step, steps
+from tests.support.webkit import (
+    Table,
+    assert_hides,
+    friends,
+    make_app,
+    new_round,
+    parse,
+    seat_on_turn,
+)
 
 
 @pytest.fixture

@@ -12,7 +12,10 @@ import re
 import time
 
 import pytest
-from webkit import (
+
+from domino import game
+from domino.rules import PRESETS
+from tests.support.webkit import (
     Node,
     Table,
     assert_hides,
@@ -22,9 +25,6 @@ from webkit import (
     parse,
     vals,
 )
-
-from domino import game
-from domino.rules import PRESETS
 
 NAMES = {"East", "West", "North", "Your partner"}
 
@@ -468,7 +468,7 @@ def test_every_seat_control_is_labelled(app):
 
 @pytest.mark.parametrize("lang", ["nl", "pl", "fr"])
 def test_a_table_of_four_speaks_the_language(app, lang):
-    from test_i18n import ENGLISH_WORDS, english_phrases, visible_text
+    from tests.web.test_i18n import ENGLISH_WORDS, english_phrases, visible_text
 
     phrases = english_phrases(lang)
     tables = seated(app, "pairs", 2)

@@ -4,7 +4,7 @@ import hashlib
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "static" / "vendor"
 
 

@@ -10,16 +10,18 @@ from __future__ import annotations
 import json
 import random
 import re
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from checker import check_record
-from webkit import (
+from domino import game
+from domino.events import DRAW, PASS, Play
+from domino.tiles import Tile
+from domino.web.live.hub import Superseded
+from domino.web.view.messages import notice as notice_of
+from domino.web.view.messages import refusal
+from tests.support.checker import check_record
+from tests.support.webkit import (
     WEBSOCKET_HEADERS,
     Table,
     advance_until,
@@ -41,13 +43,6 @@ from webkit import (
     tiles_of,
     vals,
 )
-
-from domino import game
-from domino.events import DRAW, PASS, Play
-from domino.tiles import Tile
-from domino.web.live.hub import Superseded
-from domino.web.view.messages import notice as notice_of
-from domino.web.view.messages import refusal
 
 DAY = 24 * 3600
 

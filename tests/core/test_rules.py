@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import secrets
@@ -25,7 +26,7 @@ OPENING = ("6-6 1-2 0-3 2-4 1-5 0-0 3-4", "5-5 1-6 4-4 0-2 3-5 2-3 1-1")
 
 def rule_broken(state, seat, text):
     """The rule code an illegal action breaks, checking the state did not change."""
-    before = state
+    before = copy.deepcopy(state)  # a copy: the same object always equals itself
     with pytest.raises(game.IllegalMove) as caught:
         play(state, f"{seat}: {text}")
     assert state == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import sqlite3
@@ -255,9 +256,12 @@ def test_concurrent_duplicates_apply_once(rooms):
 def test_decide_is_pure(rooms):
     room, _, _ = seated(rooms)
     seat, action, params = legal_move(room)
+    before, stored = copy.deepcopy(room), len(rooms.store.load(room.id))
     events = decide(room, seat, action, params, {0, 1}, random.Random(1))
     assert [kind for kind, _ in events] == [action]
-    assert rooms.get(room.id) == room
+    assert room == before  # the room it was given is unchanged (a copy: `room` equals itself)
+    assert len(rooms.store.load(room.id)) == stored  # nothing stored
+    assert decide(room, seat, action, params, {0, 1}, random.Random(1)) == events  # its rng only
 
 
 def test_the_table_view_carries_the_seat_view_and_the_room_facts(rooms):

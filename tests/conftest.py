@@ -1,12 +1,12 @@
 """Shared pytest fixtures and Hypothesis profiles."""
 
 import os
-import threading
 
 import pytest
 from hypothesis import settings
 
 from app import create_app
+from tests.support.doubles import Decider
 
 settings.register_profile("ci", derandomize=True, max_examples=200, deadline=None)
 settings.register_profile("dev", max_examples=100, deadline=None)
@@ -33,25 +33,11 @@ def client(app):
 
 
 @pytest.fixture
-def hold(monkeypatch):
-    """`hold()` makes the computer's decisions wait from then on until the event it returns is
-    set, so nothing the computer does comes first however slow the machine; all are released
-    at the end."""
-    from domino.web.live.computer import Computer
-
-    releases: list[threading.Event] = []
-
-    def start() -> threading.Event:
-        release, original = threading.Event(), Computer._decide
-
-        def waiting(self, level, view, seed):
-            assert release.wait(60), "a held decision was never released"
-            return original(self, level, view, seed)
-
-        monkeypatch.setattr(Computer, "_decide", waiting)
-        releases.append(release)
-        return release
-
-    yield start
-    for release in releases:
-        release.set()
+def decider():
+    """The computer's decider, to pass in as BOT_DECIDE (tests/support/doubles.py): it keeps
+    what it is asked, and `decider.hold()` makes decisions wait from then on until the event it
+    returns is set, so nothing the computer does comes first however slow the machine; all are
+    released at the end."""
+    decider = Decider()
+    yield decider
+    decider.release_all()

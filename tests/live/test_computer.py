@@ -15,7 +15,6 @@ import json
 import random
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -173,17 +172,9 @@ def app(tmp_path):
 
 
 @pytest.fixture
-def recorded(monkeypatch):
-    """Every decision the computer asks its pool for: the list of (level, view)."""
-    calls: list[tuple[str, SeatView]] = []
-    original = Computer._decide
-
-    def wrapper(self, level, view, seed):
-        calls.append((level, view))
-        return original(self, level, view, seed)
-
-    monkeypatch.setattr(Computer, "_decide", wrapper)
-    return calls
+def recorded(decider):
+    """Every decision the computer of an app given `decider` asks for: (level, view)."""
+    return decider.asked
 
 
 # --- 1. creating a computer room -------------------------------------------------------------
@@ -411,7 +402,8 @@ def switch(player: Table, level: str):
     return act(player, "level", level=level)
 
 
-def test_switching_the_level_mid_round_keeps_the_table(app, recorded):
+def test_switching_the_level_mid_round_keeps_the_table(tmp_path, decider, recorded):
+    app = make_app(tmp_path / "domino.sqlite3", seed=7, BOT_DELAY_MS=250, BOT_DECIDE=decider)
     rng = random.Random(5)
     player = computer_room(app)
     until(player, players_turn_mid_round, rng)
@@ -459,9 +451,9 @@ def test_switching_the_level_mid_round_keeps_the_table(app, recorded):
         until(player, players_turn_mid_round, rng)
 
 
-def test_switching_the_level_while_the_computer_thinks(tmp_path, recorded, hold):
+def test_switching_the_level_while_the_computer_thinks(tmp_path, decider, recorded):
     """A move planned at the old level is dropped; the computer moves once, at the new one."""
-    app = make_app(tmp_path / "domino.sqlite3", seed=7, BOT_DELAY_MS=400)
+    app = make_app(tmp_path / "domino.sqlite3", seed=7, BOT_DELAY_MS=400, BOT_DECIDE=decider)
     rng = random.Random(8)
     player = computer_room(app)
 
@@ -474,7 +466,7 @@ def test_switching_the_level_while_the_computer_thinks(tmp_path, recorded, hold)
     recorded.clear()
     logged = len(player.log)
     action = next(a for a in game.legal_actions(state, PLAYER) if a is not DRAW)
-    release = hold()  # the medium decision is still under way at the switch
+    release = decider.hold()  # the medium decision is still under way at the switch
     assert move(player, action).status_code == 200
     assert player.state.turn == COMPUTER  # (this seed's move does not end the round)
     response = switch(player, "hard")
@@ -656,8 +648,8 @@ def tiles_in(value) -> set[Tile]:
     return set()
 
 
-def test_the_computer_decides_from_its_seat_view_only(tmp_path, recorded):
-    app = make_app(tmp_path / "domino.sqlite3", seed=3, BOT_DELAY_MS=0)
+def test_the_computer_decides_from_its_seat_view_only(tmp_path, decider, recorded):
+    app = make_app(tmp_path / "domino.sqlite3", seed=3, BOT_DELAY_MS=0, BOT_DECIDE=decider)
     player = computer_room(app)
     until(player, lambda s: s.over, random.Random(3), limit=300)
 
@@ -684,13 +676,13 @@ def test_the_computer_decides_from_its_seat_view_only(tmp_path, recorded):
 # --- 8. the player's hand while the computer thinks --------------------------------------------
 
 
-def test_the_players_hand_stays_visible_while_the_computer_thinks(tmp_path, hold):
+def test_the_players_hand_stays_visible_while_the_computer_thinks(tmp_path, decider):
     seed = seed_where(PLAYER)
-    app = make_app(tmp_path / "domino.sqlite3", seed=seed, BOT_DELAY_MS=300)
+    app = make_app(tmp_path / "domino.sqlite3", seed=seed, BOT_DELAY_MS=300, BOT_DECIDE=decider)
     player = computer_room(app)
     state = player.state
     logged = len(player.log)
-    release = hold()
+    release = decider.hold()
     response = move(player, Play(state.opening, "left"))
     assert response.status_code == 200
     thinking = player.state
@@ -720,12 +712,12 @@ def test_the_players_hand_stays_visible_while_the_computer_thinks(tmp_path, hold
     assert doc.find("class", "waiting-note thinking") is None
 
 
-def test_no_move_is_accepted_from_the_player_while_the_computer_thinks(tmp_path, hold):
+def test_no_move_is_accepted_from_the_player_while_the_computer_thinks(tmp_path, decider):
     seed = seed_where(PLAYER)
-    app = make_app(tmp_path / "domino.sqlite3", seed=seed, BOT_DELAY_MS=300)
+    app = make_app(tmp_path / "domino.sqlite3", seed=seed, BOT_DELAY_MS=300, BOT_DECIDE=decider)
     player = computer_room(app)
     state = player.state
-    release = hold()
+    release = decider.hold()
     assert move(player, Play(state.opening, "left")).status_code == 200
     log = player.log
     tile = player.state.hands[PLAYER][0]
@@ -746,32 +738,27 @@ def test_no_move_is_accepted_from_the_player_while_the_computer_thinks(tmp_path,
 # --- 9. one decision per position, at a pace that tells nothing --------------------------------
 
 
-def test_page_loads_while_the_computer_thinks_start_one_decision(tmp_path, monkeypatch):
-    app = make_app(tmp_path / "domino.sqlite3", seed=7)
+def test_page_loads_while_the_computer_thinks_start_one_decision(tmp_path, decider):
+    app = make_app(tmp_path / "domino.sqlite3", seed=7, BOT_DECIDE=decider)
     player = computer_room(app)
     until(player, players_turn_mid_round, random.Random(8))
     state = player.state
-    recorded, thinking = [], threading.Event()
-    original = Computer._decide
-
-    def slow(self, level, view, seed):  # a decision that lasts until the page loads are done
-        recorded.append(level)
-        assert thinking.wait(WAIT)
-        return original(self, level, view, seed)
-
-    monkeypatch.setattr(Computer, "_decide", slow)
+    asked = len(decider.asked)
+    thinking = decider.hold()  # a decision that lasts until the page loads are done
     action = next(a for a in game.legal_actions(state, PLAYER) if a is not DRAW)
     assert move(player, action).status_code == 200
     assert player.state.turn == COMPUTER
     for _ in range(10):  # reloads and fragments while the decision is under way
         player.open()
         player.fragment()
-    assert player.state.turn == COMPUTER and len(recorded) == 1
+    assert player.state.turn == COMPUTER and len(decider.asked) - asked == 1
     thinking.set()
     settle(app)
     made = [data for _seq, kind, data in player.log if kind in MOVES][len(state.moves) + 1 :]
     assert made and all(data["seat"] == COMPUTER for data in made)
-    assert len(recorded) == len(made)  # one decision per position (a draw keeps the turn)
+    assert len(decider.asked) - asked == len(
+        made
+    )  # one decision per position (a draw keeps the turn)
 
 
 @pytest.mark.parametrize(

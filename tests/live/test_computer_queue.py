@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import TimeoutError as FutureTimeout
 
 import pytest
 
 from domino import game
 from domino.events import DRAW
-from domino.web.live.computer import Computer
 from tests.support.webkit import Table, make_app
 
 PLAYER, COMPUTER = 0, 1
@@ -20,35 +18,31 @@ WAIT = 30.0
 
 
 @pytest.fixture
-def app(tmp_path):
-    return make_app(tmp_path / "domino.sqlite3", seed=7)
+def app(tmp_path, decider):
+    return make_app(tmp_path / "domino.sqlite3", seed=7, BOT_DECIDE=decider)
 
 
 @pytest.fixture
-def gate(monkeypatch):
-    """Decisions counted, and held until `gate.open()` once `gate.close()` was called."""
+def gate(decider):
+    """Decisions counted (`gate.asked`: their levels), and held until `gate.open()` once
+    `gate.close()` was called."""
 
     class Gate:
         def __init__(self) -> None:
-            self.asked: list[str] = []
-            self.free = threading.Event()
-            self.free.set()
+            self.release: threading.Event | None = None
+
+        @property
+        def asked(self) -> list[str]:
+            return decider.levels
 
         def close(self) -> None:
-            self.free.clear()
+            self.release = decider.hold()
 
         def open(self) -> None:
-            self.free.set()
+            if self.release is not None:
+                self.release.set()
 
     gate = Gate()
-    original = Computer._decide
-
-    def held(self, level, view, seed):
-        gate.asked.append(level)
-        assert gate.free.wait(WAIT), "a held decision was never let go"
-        return original(self, level, view, seed)
-
-    monkeypatch.setattr(Computer, "_decide", held)
     yield gate
     gate.open()
 
@@ -113,17 +107,10 @@ def test_one_clients_rooms_wait_behind_each_other_not_in_front_of_anothers(app, 
         assert player.state.turn == PLAYER or player.state.over
 
 
-def test_a_decision_that_fails_is_asked_again_until_the_computer_moves(app, monkeypatch, caplog):
+def test_a_decision_that_fails_is_asked_again_until_the_computer_moves(app, decider, caplog):
     player = computer_room(app)
-    original, failures = Computer._decide, []
-
-    def flaky(self, level, view, seed):
-        if len(failures) < 2:
-            failures.append(level)
-            raise FutureTimeout()
-        return original(self, level, view, seed)
-
-    monkeypatch.setattr(Computer, "_decide", flaky)
+    decider.fail(2)  # the next two take too long
+    failures = decider.failed
     caplog.set_level(logging.WARNING, logger="domino.web.live.computer")
     hand_the_turn_over(player)
     settle(app)

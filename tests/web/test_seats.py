@@ -19,6 +19,7 @@ from domino.store import Store
 from domino.store.rooms import Rooms
 from domino.views import seat_view
 from tests.support.checker import check_record
+from tests.support.doubles import Clock
 from tests.support.webkit import Table, friends, make_app
 
 AWAY = 1.0  # seconds a seat must be away before it may be handed over, in these tests
@@ -217,7 +218,8 @@ def test_a_person_plays_the_computer_on_every_other_seat(app, preset):
 
 
 def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path):
-    app = make_app(tmp_path / "domino.sqlite3", seed=3, AWAY_SECONDS=LONG_AWAY)
+    clock = Clock()
+    app = make_app(tmp_path / "domino.sqlite3", seed=3, AWAY_SECONDS=LONG_AWAY, AWAY_CLOCK=clock)
     services = app.extensions["domino"]
     host, guest = friends(app)
     room = services.rooms.get(host.room)
@@ -228,7 +230,7 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
     guest.disconnect()
     host.fragment()
     assert host.post("computer", seat=1, level="easy", seq=None).status_code == 409  # too soon
-    services.hub._left[(host.room, 1)] -= LONG_AWAY  # as if the guest left an hour ago
+    clock.advance(LONG_AWAY)  # as if the guest left an hour ago (the host is connected)
     response = host.post("computer", seat=1, level="easy", seq=None)
     assert response.status_code == 200, response.get_data(as_text=True)
     assert services.rooms.get(host.room).handed(1)

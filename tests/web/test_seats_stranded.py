@@ -47,8 +47,8 @@ def test_the_computer_never_plays_a_preview(rooms):  # noqa: F811
     assert replace(waiting, bots=(*bots[:2], "easy")).computer_to_move
 
 
-def test_the_computer_waits_while_a_person_is_away(tmp_path, hold):
-    app = make_app(tmp_path / "d.sqlite3", seed=2, BOT_DELAY_MS=400)  # noqa: F811
+def test_the_computer_waits_while_a_person_is_away(tmp_path, decider):
+    app = make_app(tmp_path / "d.sqlite3", seed=2, BOT_DELAY_MS=400, BOT_DECIDE=decider)  # noqa: F811
     services = app.extensions["domino"]
     host = Table(app)
     host.create_room(preset="pairs")
@@ -70,7 +70,9 @@ def test_the_computer_waits_while_a_person_is_away(tmp_path, hold):
             person = people[room.round.turn]
             person.fragment()
             name, params = move_params(room, room.round.turn, rng)
-            release = hold()  # whatever the machine's speed, the computer waits for the test
+            release = (
+                decider.hold()
+            )  # whatever the machine's speed, the computer waits for the test
             assert person.post(name, **params).status_code == 200
             room = services.rooms.get(host.room)
             if room.computer_to_move:

@@ -21,6 +21,7 @@ from domino.store import Store
 from domino.store.rooms import Rooms
 from domino.views import seat_view
 from domino.web.view.messages import refusal
+from tests.support.doubles import Clock
 from tests.support.webkit import Table, friends, make_app, notice, parse
 
 LONG_AWAY = 3600.0  # no test waits it out: the time a seat left is backdated instead
@@ -167,13 +168,14 @@ def test_a_seat_handed_over_again_gets_the_level_it_had_then(rooms):
 
 @pytest.fixture
 def app(tmp_path):
-    return make_app(tmp_path / "domino.sqlite3", seed=3, AWAY_SECONDS=LONG_AWAY)
+    return make_app(tmp_path / "domino.sqlite3", seed=3, AWAY_SECONDS=LONG_AWAY, AWAY_CLOCK=Clock())
 
 
 def away(app, table: Table) -> None:
-    """`table`'s browser leaves, as if an hour ago."""
+    """`table`'s browser leaves, as if an hour ago (the hub's clock moves on an hour: a seat
+    still connected is not away at all)."""
     table.disconnect()
-    table.services.hub._left[(table.room, table.seat)] -= LONG_AWAY
+    app.config["AWAY_CLOCK"].advance(LONG_AWAY)
 
 
 def test_the_hand_over_offers_no_level_and_takes_none(app):

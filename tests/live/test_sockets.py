@@ -14,7 +14,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from http.cookiejar import CookieJar
 
 import pytest
@@ -24,10 +23,10 @@ from domino import game
 from domino.events import DRAW, PASS, Play
 from domino.web.view.messages import refusal
 from tests.support.live import live_server
+from tests.support.webkit import leaked_tiles, parse
 
 WAIT = 5.0  # seconds to wait for any one expected frame
 SEED = 1
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "wbr"}
 TILE_TEXT = re.compile(r"\d+-\d+")
 # A tile written anywhere in a fragment (an attribute, JSON in hx-vals, text), but not a piece of
 # a longer token such as a room id in a URL.
@@ -44,13 +43,15 @@ def norm(text: str) -> str:
 # Reading a #table fragment through the page hooks of SPEC §7.3
 
 
-class Frame(HTMLParser):
-    """One fragment as a seat would see it: the hooks it carries, read from its HTML."""
+class Frame:
+    """One fragment as a seat would see it: the hooks it carries, read with the one HTML
+    reader (tests/support/webkit.py `parse`)."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
         self.text = text
-        self.table: dict[str, str | None] | None = None
+        doc = parse(text)
+        table = doc.find("id", "table")
+        self.table: dict[str, str | None] | None = None if table is None else table.attrs
         self.hand: list[str] = []
         self.playable: list[str] = []
         self.opening: list[str] = []
@@ -63,10 +64,8 @@ class Frame(HTMLParser):
         self.result: dict[str, str | None] | None = None
         self.superseded = False
         self.actions: dict[str, bool] = {}  # data-action → enabled
-        self._stack: list[tuple[str, frozenset[str]]] = []
-        self._capture: str | None = None
-        self.feed(text)
-        self.close()
+        for node in doc.iter():
+            self._read(node)
 
     @property
     def seq(self) -> int | None:
@@ -75,29 +74,20 @@ class Frame(HTMLParser):
             return None
         return int(self.table["data-seq"])
 
-    def _within(self) -> frozenset[str]:
-        marks: set[str] = set()
-        for _tag, held in self._stack:
-            marks |= held
-        return frozenset(marks)
-
-    def _read(self, tag: str, attrs: list[tuple[str, str | None]]) -> frozenset[str]:
-        a = dict(attrs)
-        within = self._within()
-        if a.get("id") == "table":
-            self.table = a
+    def _read(self, node) -> None:
+        a, within = node.attrs, node.parent
         if "data-tile" in a:
             tile = a["data-tile"] or ""
             self.named.append(tile)
-            if "data-hand" in within:
+            if within.inside("data-hand"):
                 self.hand.append(tile)
                 if "data-playable" in a:
                     self.playable.append(tile)
                 if "data-opening" in a:
                     self.opening.append(tile)
-            elif "data-chain" in within:
+            elif within.inside("data-chain"):
                 self.chain.append(tile)
-            elif "data-opponent-hand" in within:
+            elif within.inside("data-opponent-hand"):
                 self.opponent_hand.append(tile)
         label = a.get("aria-label") or ""
         if TILE_TEXT.fullmatch(label):
@@ -110,32 +100,11 @@ class Frame(HTMLParser):
             self.result = a
         if "data-superseded" in a:
             self.superseded = True
-        if "data-action" in a and tag == "button":  # not a move list's data-move
+        if "data-action" in a and node.tag == "button":  # not a move list's data-move
             self.actions[a["data-action"] or ""] = "disabled" not in a
         for count in ("data-opponent-count", "data-boneyard-count"):
             if count in a:
-                self._capture = count
-                self.counts[count] = ""
-        return frozenset(k for k in ("data-hand", "data-chain", "data-opponent-hand") if k in a)
-
-    def handle_starttag(self, tag, attrs):
-        marks = self._read(tag, attrs)
-        if tag not in VOID:
-            self._stack.append((tag, marks))
-
-    def handle_startendtag(self, tag, attrs):
-        self._read(tag, attrs)
-
-    def handle_endtag(self, tag):
-        self._capture = None
-        for depth in range(len(self._stack) - 1, -1, -1):
-            if self._stack[depth][0] == tag:
-                del self._stack[depth:]
-                break
-
-    def handle_data(self, data):
-        if self._capture:
-            self.counts[self._capture] += data.strip()
+                self.counts[count] = node.text.replace(" ", "")
 
     def count(self, hook: str) -> int:
         return int(self.counts[hook])
@@ -411,11 +380,10 @@ def assert_for_seat(frame: Frame, state: game.State, seat: int) -> None:
     hand = sorted(str(tile) for tile in state.hands[seat])
     line = [str(laid) for laid in state.line]
     visible = set(hand) | {norm(laid) for laid in line}
-    hidden = {str(tile) for tile in state.hands[1 - seat]} | {str(t) for t in state.boneyard}
+    leaked = leaked_tiles(frame.text, state, seat)  # the one leak rule
+    assert not leaked, f"seat {seat} was shown hidden tiles {sorted(leaked)}"
     named = {norm(tile) for tile in frame.named}
     anywhere = {norm(tile) for tile in TILE_ANYWHERE.findall(frame.text)}
-    assert not named & hidden, f"seat {seat} was shown hidden tiles {sorted(named & hidden)}"
-    assert not anywhere & hidden, f"seat {seat}'s fragment names {sorted(anywhere & hidden)}"
     assert named <= visible and anywhere <= visible
     assert sorted(frame.hand) == hand
     assert frame.chain == line

@@ -24,15 +24,15 @@ import pytest
 import websocket
 from babel.messages.pofile import read_po
 
+from domino.record import from_record, move_to_dict
+from domino.web.view.i18n import CATALOGS
+from tests.support import faults
+from tests.support.faults import Seat, ServerDown, csrf_field, new_room, position, stored
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
 from tests.support.webkit import TABLE_SEQ, parse
 
 ROOT = Path(__file__).resolve().parents[2]
 
-from domino.record import from_record, move_to_dict  # noqa: E402
-from domino.web.view.i18n import CATALOGS  # noqa: E402
-from tests.support import faults  # noqa: E402
-from tests.support.faults import Seat, ServerDown, csrf_field, new_room, position, stored  # noqa: E402
-from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -18,16 +18,14 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-from domino.cluster.files import (  # noqa: E402
+from domino.cluster.files import (
     OTHER_CONNECTIONS,
     PER_NETWORK,
     ROOM_CONNECTIONS,
     Budget,
 )
-from domino.server.worker import MAX_CONNECTIONS_PER_ADDRESS, REQUEST_TIMEOUT  # noqa: E402
-from tests.support.shards import (  # noqa: E402
+from domino.server.worker import MAX_CONNECTIONS_PER_ADDRESS, REQUEST_TIMEOUT
+from tests.support.shards import (
     HIGH_LIMITS,
     HealthProbe,
     Processes,
@@ -36,6 +34,9 @@ from tests.support.shards import (  # noqa: E402
     network_addresses,
     nginx_missing,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
+
 
 pytestmark = pytest.mark.slow
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.shards import nginx_missing
+
 ROOT = Path(__file__).resolve().parents[2]
-from tests.support.shards import nginx_missing  # noqa: E402
 
 KEYS = [
     "rooms",

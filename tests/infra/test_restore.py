@@ -23,10 +23,10 @@ import pytest
 
 from domino.cluster import Cluster, tool
 from domino.store import Store
+from tests.support.faults import Seat, new_room, next_action, position, stored
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
 
 ROOT = Path(__file__).resolve().parents[2]
-from tests.support.faults import Seat, new_room, next_action, position, stored  # noqa: E402
-from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing  # noqa: E402
 
 ENV = {**HIGH_LIMITS, "DOMINO_PING_SECONDS": "60"}
 ROOMS = 3

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 import websocket
 
+from domino.server.worker import TimedReads, address_group, read_limits
+from tests.support.faults import Server, free_port, new_room
+
 ROOT = Path(__file__).resolve().parents[2]
 
-from domino.server.worker import TimedReads, address_group, read_limits  # noqa: E402
-from tests.support.faults import Server, free_port, new_room  # noqa: E402
 
 DEADLINE = 1.5  # DOMINO_REQUEST_TIMEOUT of the servers that time requests
 CAP = 20  # DOMINO_MAX_CONNECTIONS_PER_ADDRESS

@@ -7,14 +7,12 @@ socket is a websocket-client connection carrying the seat cookie and the page's 
 from __future__ import annotations
 
 import html
-import json
 import re
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from http.cookiejar import CookieJar
 
 import pytest
 import websocket
@@ -22,6 +20,7 @@ import websocket
 from domino import game
 from domino.events import DRAW, PASS, Play
 from domino.web.view.messages import refusal
+from tests.support.client import Browser, Reply, csrf_field, page_headers
 from tests.support.live import live_server
 from tests.support.webkit import leaked_tiles, parse
 
@@ -122,43 +121,6 @@ class Frame:
 # Browsers, seats and sockets
 
 
-@dataclass
-class Reply:
-    status: int
-    text: str
-    url: str
-
-
-class Browser:
-    """One browser: its own cookie jar, speaking HTTP to the live server."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-        self.jar = CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
-
-    def request(self, path: str, form: dict | None = None, headers: dict | None = None) -> Reply:
-        data = urllib.parse.urlencode(form).encode() if form is not None else None
-        req = urllib.request.Request(self.base + path, data=data, headers=headers or {})
-        try:
-            with self.opener.open(req, timeout=10) as response:
-                return Reply(response.status, response.read().decode(), response.url)
-        except urllib.error.HTTPError as error:
-            with error:
-                return Reply(error.code, error.read().decode(), error.url)
-
-    def cookie(self, name: str) -> str:
-        values = [c.value for c in self.jar if c.name == name]
-        assert len(values) == 1, f"expected one {name!r} cookie, have {len(values)}"
-        return values[0]
-
-
-def csrf_field(page: str) -> str:
-    match = re.search(r'name="csrf_token" value="([^"]+)"', page)
-    assert match, "no csrf_token field on the page"
-    return match.group(1)
-
-
 class Socket:
     """A seat's websocket, keeping every fragment it received in order."""
 
@@ -242,10 +204,7 @@ class Player:
 
     def take_page(self, page: str) -> str:
         """Read the tab and CSRF token of a served room page; return the tab."""
-        match = re.search(r"hx-headers='([^']*)'", page)
-        assert match, "the room page has no hx-headers on <body>"
-        headers = json.loads(html.unescape(match.group(1)))
-        self.tab, self.csrf = headers["X-Tab"], headers["X-CSRFToken"]
+        self.tab, self.csrf = page_headers(page)
         connect = re.search(r'ws-connect="([^"]*)"', page)
         assert connect, "the room page has no ws-connect"
         expected = f"{self.server.root}/r/{self.room_id}/ws?tab={urllib.parse.quote(self.tab)}"

@@ -40,16 +40,17 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from http.cookiejar import CookieJar
 from pathlib import Path
 
 import websocket
 
+from domino import game
+from domino.events import DRAW, PASS, Play
+from domino.room import fold
+from tests.support.client import Browser, Reply, csrf_field, page_headers
+
 ROOT = Path(__file__).resolve().parents[2]
 
-from domino import game  # noqa: E402
-from domino.events import DRAW, PASS, Play  # noqa: E402
-from domino.room import fold  # noqa: E402
 
 GUNICORN = Path(sys.executable).parent / "gunicorn"
 TIMEOUT = 5.0
@@ -120,26 +121,20 @@ class Server:
         self.proc = None
 
 
-class Seat:
-    """One browser holding one seat: cookies, the latest page's tab and CSRF token, a socket."""
+class Seat(Browser):
+    """One browser (tests/support/client.py) holding one seat: cookies, the latest page's tab
+    and CSRF token, a socket; a server that does not answer raises ServerDown."""
 
     def __init__(self, server: Server) -> None:
+        super().__init__(server.url, TIMEOUT)
         self.server = server
-        self.jar = CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
         self.room = ""
         self.tab = self.csrf = ""
         self.ws: websocket.WebSocket | None = None
 
-    def request(self, path: str, form: dict | None = None, headers: dict | None = None):
-        data = urllib.parse.urlencode(form).encode() if form is not None else None
-        req = urllib.request.Request(self.server.url + path, data=data, headers=headers or {})
+    def request(self, path: str, form: dict | None = None, headers: dict | None = None) -> Reply:
         try:
-            with self.opener.open(req, timeout=TIMEOUT) as reply:
-                return reply.status, reply.read().decode(), reply.url
-        except urllib.error.HTTPError as error:
-            with error:
-                return error.code, error.read().decode(), error.url
+            return super().request(path, form, headers)
         except DOWN as error:
             raise ServerDown(str(error)) from error
 
@@ -147,8 +142,7 @@ class Seat:
         """Load the room page and read its tab and CSRF token; the HTTP status."""
         status, page, _url = self.request(f"/r/{self.room}")
         if status == 200:
-            headers = json.loads(html.unescape(re.search(r"hx-headers='([^']*)'", page)[1]))
-            self.tab, self.csrf = headers["X-Tab"], headers["X-CSRFToken"]
+            self.tab, self.csrf = page_headers(page)
         return status
 
     def connect(self) -> str:
@@ -178,10 +172,6 @@ class Seat:
         headers = {"X-CSRFToken": self.csrf, "X-Tab": self.tab}
         status, _text, _url = self.request(f"/r/{self.room}/{action}", fields, headers)
         return status
-
-
-def csrf_field(page: str) -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', page)[1]
 
 
 def new_room(server: Server) -> list[Seat]:

@@ -11,10 +11,11 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from domino.room import apply, fold
+from tests.support.webkit import FakeSocket, Table, connection, leaked_tiles, parse
+
 ROOT = Path(__file__).resolve().parents[2]
 
-from domino.room import apply, fold  # noqa: E402
-from tests.support.webkit import FakeSocket, Table, connection, leaked_tiles, parse  # noqa: E402
 
 SEQ = re.compile(r'data-seq="(\d+)"')
 

@@ -36,12 +36,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from domino import bots
+from domino.views import seat_view
+from tests.support.leakcheck import SEQ, ScannedTable, Scanner
+from tests.support.webkit import button, enabled, make_app, vals
+
 ROOT = Path(__file__).resolve().parents[2]
 
-from domino import bots  # noqa: E402
-from domino.views import seat_view  # noqa: E402
-from tests.support.leakcheck import SEQ, ScannedTable, Scanner  # noqa: E402
-from tests.support.webkit import button, enabled, make_app, vals  # noqa: E402
 
 FRIEND_BOTS = ("random", "greedy", "medium")
 COMPUTER_LEVELS = ("easy", "medium")

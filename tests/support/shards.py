@@ -26,11 +26,12 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from domino.cluster import Cluster, Shard, folders, tool
+from domino.cluster.__main__ import prepare
+from domino.cluster.files import Budget, Program, programs
+
 ROOT = Path(__file__).resolve().parents[2]
 
-from domino.cluster import Cluster, Shard, folders, tool  # noqa: E402
-from domino.cluster.__main__ import prepare  # noqa: E402
-from domino.cluster.files import Budget, Program, programs  # noqa: E402
 
 PR_SET_PDEATHSIG = 1
 # Every limit still checked on every request, set far above what a run can reach (scripted

@@ -1,6 +1,6 @@
 """Abuse bench: issues 12's and 27's attacks against the production server, others timed meanwhile.
 
-    .venv/bin/python bench/abuse.py [--only NAME[,NAME]] [--small] [--json-only] [--app-dir DIR]
+    .venv/bin/python -m bench.abuse [--only NAME[,NAME]] [--small] [--json-only] [--app-dir DIR]
 
 For each attack it starts the production server afresh (gunicorn -c gunicorn.conf.py, one gevent
 worker, run in --app-dir) on a free loopback port with a temporary database, as `make serve`

@@ -1,6 +1,6 @@
 """How many live rooms one worker holds: bench/load.py at growing room counts.
 
-    .venv/bin/python bench/capacity.py [--start 2000] [--step 1000] [--max 8000] [--p99 100]
+    .venv/bin/python -m bench.capacity [--start 2000] [--step 1000] [--max 8000] [--p99 100]
                                        [--repeat 1]
 
 Runs bench/load.py (a fresh production server each time, the same human pace) at --start,

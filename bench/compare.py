@@ -1,7 +1,7 @@
 """Two commits side by side under the same load: saturation, and a slow disk at a human pace.
 
     git worktree add /tmp/base <commit>          # the commit to compare with
-    .venv/bin/python bench/compare.py --base /tmp/base [--seconds 40] [--rooms 1000]
+    .venv/bin/python -m bench.compare --base /tmp/base [--seconds 40] [--rooms 1000]
 
 Runs bench/load.py (this checkout's client) against the server of each checkout in turn, the
 base first, one run per row and checkout:

@@ -1,6 +1,6 @@
 """Load bench: many friend rooms played for real against the production server, with figures.
 
-    .venv/bin/python bench/load.py [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
+    .venv/bin/python -m bench.load [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
                                    [--computer N] [--level hard] [--four N]
                                    [--sync-delay-ms N] [--app-dir DIR] [--cluster N]
 

@@ -80,8 +80,8 @@ class Target:
         return len(acknowledged - kept)
 
     def leaks(self, rooms) -> tuple[int, int]:
-        """bench/leakcheck.py's check of every table the seats kept, each room against its own
-        shard's log: (tables checked, leaks)."""
+        """The leak check (tests/support/leakcheck.py) of every table the seats kept, each room
+        against its own shard's log: (tables checked, leaks)."""
         from tests.support.leakcheck import check_kept
 
         checked = leaked = 0

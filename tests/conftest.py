@@ -7,22 +7,26 @@ from hypothesis import settings
 
 from app import create_app
 from tests.support.doubles import Decider
+from tests.support.templates import compiled
 
 settings.register_profile("ci", derandomize=True, max_examples=200, deadline=None)
 settings.register_profile("dev", max_examples=100, deadline=None)
+settings.register_profile("fast", max_examples=20, deadline=None)  # make test-fast
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
 @pytest.fixture
 def app(tmp_path):
     """An app in testing mode with its database in a temporary folder."""
-    return create_app(
-        {
-            "TESTING": True,
-            "DOMINO_DB": str(tmp_path / "domino.sqlite3"),
-            "BOT_DELAY_MS": 0,
-            "SECRET_KEY": "test",
-        }
+    return compiled(
+        create_app(
+            {
+                "TESTING": True,
+                "DOMINO_DB": str(tmp_path / "domino.sqlite3"),
+                "BOT_DELAY_MS": 0,
+                "SECRET_KEY": "test",
+            }
+        )
     )
 
 

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from domino import dealing, game
 from domino.record import deal_to_dict
-from tests.support.live import live_server  # tests/live.py; tests/ is not a package
+from tests.support.live import live_server  # tests/support/live.py; tests/ is not a package
 
 HERE = Path(__file__).resolve().parent
 ARTIFACTS = HERE.parents[1] / "test-artifacts"

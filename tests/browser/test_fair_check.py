@@ -1,7 +1,7 @@
 """Fair deals in the browser (SPEC §10): static/fair.js checks what the server dealt.
 
 Part A needs no room: on any page of the app, `DominoFair.checkRecord` goes over the 1,000
-records of tests/test_check_deal.py and must pass every one, recomputing Python's hands tile
+records of tests/core/test_check_deal.py and must pass every one, recomputing Python's hands tile
 for tile, then fail every one of each tampered copy. Part B plays a round against the
 computer, presses "Check this deal" (verdict ok, with the seed this browser sent found in the
 deal), then checks again with a record.jsonl altered on its way to the page (verdict failed,

@@ -251,7 +251,7 @@ def test_two_friends_play_a_whole_round_with_a_reload(server, open_context):
 
 
 def test_a_seat_never_sees_hidden_tiles_in_page_or_socket_frames(server, open_context):
-    """Every page and frame the guest got is checked by the one leak rule (tests/webkit.py)
+    """Every page and frame the guest got is checked by the one leak rule (tests/support/webkit.py)
     against the round as it stood at that table's own seq, however late it was read."""
     host, invite = create_room(open_context(), server.url)
     room_id = room_id_of(invite)

@@ -160,6 +160,7 @@ def test_goat_net_points_count_penalties_against(tmp_path, capsys):
 # -- duplicate deals ----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # simulates many whole rounds
 def test_duplicate_rotates_three_seats_deal_by_deal_without_a_target(tmp_path, capsys):
     out = tmp_path / "three.jsonl"
     rules = json.dumps({"seats": 3, "blocked": "all"})

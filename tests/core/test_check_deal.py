@@ -191,6 +191,7 @@ def test_every_honest_deal_checks(tmp_path):
     assert [check_record(json.loads(line)) for line in corpus()] == [[]] * COUNT
 
 
+@pytest.mark.slow  # the checker script over the corpus, once per change
 @pytest.mark.parametrize("name", list(TAMPERINGS))
 def test_one_change_fails_every_record(tmp_path, name):
     path = write(tmp_path / f"{name}.jsonl", tampered(name))

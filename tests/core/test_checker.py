@@ -1,4 +1,5 @@
-"""Tests of the independent round-record checker (tests/checker.py) with hand-built records."""
+"""Tests of the independent round-record checker (tests/support/checker.py) with hand-built
+records."""
 
 from __future__ import annotations
 

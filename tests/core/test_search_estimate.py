@@ -32,6 +32,7 @@ def few_playouts(monkeypatch):
     monkeypatch.setattr(search, "PLAYOUTS", 120)
 
 
+@pytest.mark.slow  # the hard bot's search, many positions
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.seats}-{r.boneyard}")
 def test_hard_plays_the_best_estimate(rules):
     views = list(choices(rules, 6, seed=rules.seats))

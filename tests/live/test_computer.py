@@ -1,6 +1,6 @@
 """Playing the computer through Flask's test client (SPEC §4, §7.3).
 
-The player is a `Table` (tests/webkit.py) with a fake socket attached to the hub, so the
+The player is a `Table` (tests/support/webkit.py) with a fake socket attached to the hub, so the
 computer's moves, made off the request thread by the app's `Computer`, can be read as the
 frames pushed to the player. Apps use BOT_DELAY_MS 0 and a seeded dealer unless a test needs
 the computer to take its time; `computer.wait_idle()` follows every action that may make

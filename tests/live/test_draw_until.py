@@ -1,6 +1,6 @@
 """'Draw until I can play': one press, one stored and pushed draw per tile (issue 14).
 
-Friends play random legal moves through HTTP (tests/webkit.py) until the seat on turn has
+Friends play random legal moves through HTTP (tests/support/webkit.py) until the seat on turn has
 nothing to play; the press is then made from that seat's own table, and the room's log, both
 tables and the other seat's socket are read.
 """

@@ -3,7 +3,7 @@
 A vanished browser (its network lost, the machine asleep) sends no close frame and answers
 nothing, so only the server's pings can tell: at the default interval (app.py
 DEFAULT_PING_SECONDS) a ping that goes unanswered lets the socket go at the next one. The live
-server (tests/live.py) runs with that default; the seats' sockets are test_sockets.py's
+server (tests/support/live.py) runs with that default; the seats' sockets are test_sockets.py's
 websocket-client connections, which answer pings while they read. The guest goes silent by
 no longer reading, as a vanished peer does; nothing is closed on its side.
 """

@@ -1,7 +1,8 @@
 """Live-server websocket tests: the table a seat's socket receives, presence, tabs, secrecy.
 
-A real server (tests/live.py) on loopback; two browsers with their own cookie jars; each seat's
-socket is a websocket-client connection carrying the seat cookie and the page's Origin.
+A real server (tests/support/live.py) on loopback; two browsers (tests/support/client.py) with
+their own cookie jars; each seat's socket is a websocket-client connection carrying the seat
+cookie and the page's Origin.
 """
 
 from __future__ import annotations

@@ -94,6 +94,7 @@ def test_every_event_type_round_trips_through_the_store(store):
     ]
 
 
+@pytest.mark.slow  # Hypothesis, through the store
 @given(st.dictionaries(st.text(max_size=8), st.integers() | st.text(max_size=8), max_size=5))
 def test_any_json_payload_round_trips(tmp_path_factory, payload):
     store = Store(tmp_path_factory.mktemp("rt") / "db.sqlite3")

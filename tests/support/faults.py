@@ -16,7 +16,7 @@ last line printed is one JSON object:
 
     {"kills": K, "acknowledged": N, "lost": L, "resumed": R, "unanswered_kept": U}
 
-    .venv/bin/python bench/faults.py --kills 200 --rooms 4 --seed 1 [--sync-delay-ms 20]
+    .venv/bin/python -m bench.faults --kills 200 --rooms 4 --seed 1 [--sync-delay-ms 20]
 """
 
 from __future__ import annotations

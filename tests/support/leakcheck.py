@@ -1,5 +1,5 @@
 """What the leak scanner (bench/leaks.py) checks with: browsers whose every answer and frame
-is checked by the one leak rule (tests/webkit.py `leaked_tiles`), against the room as it
+is checked by the one leak rule (tests/support/webkit.py `leaked_tiles`), against the room as it
 stood at that table's `data-seq`.
 """
 

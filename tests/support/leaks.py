@@ -1,13 +1,13 @@
 """Leak scanner: whole rounds played through the server, every answer and frame checked.
 
-    .venv/bin/python bench/leaks.py [--rounds 1000] [--seed 2026] [--seats 2|3|4|mix] [--counter]
+    .venv/bin/python -m bench.leaks [--rounds 1000] [--seed 2026] [--seats 2|3|4|mix] [--counter]
 
 Bots sit on the seats of friend rooms (and on the player's seat of some computer rooms);
 each chooses from its own seat view, and every move goes through the real HTTP endpoints
 (Flask test client, CSRF token and X-Tab header as htmx sends them, buttons' `hx-vals`).
 Every seat's socket is a fake connection attached to the hub, so pushes are captured.
 Every HTML answer and every frame a seat receives is checked, against the room as it stood
-at that table's `data-seq`, for tiles that seat may not see (tests/webkit.py `leaked_tiles`,
+at that table's `data-seq`, for tiles that seat may not see (tests/support/webkit.py `leaked_tiles`,
 the one leak rule): another seat's hand (a partner's too) before the end, or outside that
 seat's revealed hand after it; the boneyard or the sleeping tiles ever.
 

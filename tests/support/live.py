@@ -11,6 +11,7 @@ from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.serving import make_server
 
 from app import create_app
+from tests.support.templates import compiled
 
 
 class LiveServer:
@@ -29,7 +30,7 @@ class LiveServer:
             "DOMINO_RNG": random.Random(seed),
         }
         settings.update(config)
-        self.app = create_app(settings)
+        self.app = compiled(create_app(settings))
         served = self.app
         if root:
             served = DispatcherMiddleware(NotFound(), {root: self.app})

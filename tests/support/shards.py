@@ -5,7 +5,7 @@ once. Here each program is a process group of ours, so that a test can SIGKILL a
 what players see while it is down, and start it again when it chooses. The configurations,
 commands and settings are those `make cluster` writes (domino.cluster.files).
 
-`python bench/shards.py` measures nginx's caps on slow bodies (`slow_body_figures`): how many
+`python -m bench.shards` measures nginx's caps on slow bodies (`slow_body_figures`): how many
 it holds and refuses from one IPv6 /64, and how long /healthz takes meanwhile.
 """
 

@@ -20,6 +20,7 @@ from domino.room import fold
 from domino.tiles import Tile
 from domino.web.live.hub import Connection
 from domino.web.view.render import links
+from tests.support.templates import compiled
 
 TILE_TEXT = re.compile(r"(\d+)-(\d+)")
 WRITTEN_TILE = re.compile(r"(?<!\d)[0-6]-[0-6](?!\d)")
@@ -338,7 +339,7 @@ def make_app(db_path, seed: int = 1, **config):
         "DOMINO_RNG": random.Random(seed),
     }
     settings.update(config)
-    return create_app(settings)
+    return compiled(create_app(settings))
 
 
 class FakeSocket:

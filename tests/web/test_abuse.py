@@ -146,6 +146,7 @@ def send(client, room, method, path, data, headers, cookie):
     return client.open(path, method=method, data=data, headers=headers)
 
 
+@pytest.mark.slow  # hundreds of hostile requests
 def test_hostile_requests_never_fail_and_never_change_the_log(world):
     app, a, b = world
     other_room = Table(app)

@@ -199,6 +199,7 @@ def test_a_room_made_with_the_box_ticked_shows_every_seat_its_counter(tmp_path):
 # -- the leak scanner with the counter on, and its server-seed rule -------------------------
 
 
+@pytest.mark.slow  # a leak scan of whole rounds through the app
 def test_a_short_scan_with_the_counter_on_finds_no_leak_and_counters_everywhere(tmp_path):
     result = leaks.scan(
         rounds=3, seed=7, db_dir=str(tmp_path), per_room=1, seats="mix", counter=True
@@ -208,6 +209,7 @@ def test_a_short_scan_with_the_counter_on_finds_no_leak_and_counters_everywhere(
     assert result["leaks"] == 0 and result["early_seeds"] == 0, result["examples"]
 
 
+@pytest.mark.slow  # a leak scan of whole rounds through the app
 def test_a_scan_without_the_counter_shows_none(tmp_path):
     result = leaks.scan(rounds=1, seed=7, db_dir=str(tmp_path), per_room=1)
     assert result["tables"] > 0 and result["counters"] == 0
@@ -218,6 +220,7 @@ def fair_of(tv):
     return current_app.extensions["domino"].rooms.get(tv.room).fair
 
 
+@pytest.mark.slow  # a leak scan of whole rounds through the app
 @pytest.mark.parametrize(
     "shown",
     [

@@ -13,6 +13,7 @@ from babel.messages.pofile import read_po
 from app import create_app
 from domino import game
 from domino.events import Play
+from tests.support.templates import compiled
 from tests.support.webkit import connection
 
 CATALOGS = Path(__file__).resolve().parents[2] / "domino" / "translations"
@@ -55,15 +56,17 @@ def test_polish_has_three_plural_forms():
 
 @pytest.fixture
 def app(tmp_path):
-    return create_app(
-        {
-            "TESTING": True,
-            "DOMINO_DB": str(tmp_path / "i18n.sqlite3"),
-            "SECRET_KEY": "i18n",
-            "DOMINO_RNG": random.Random(4),
-            "WTF_CSRF_ENABLED": False,
-            "BOT_DELAY_MS": 0,
-        }
+    return compiled(
+        create_app(
+            {
+                "TESTING": True,
+                "DOMINO_DB": str(tmp_path / "i18n.sqlite3"),
+                "SECRET_KEY": "i18n",
+                "DOMINO_RNG": random.Random(4),
+                "WTF_CSRF_ENABLED": False,
+                "BOT_DELAY_MS": 0,
+            }
+        )
     )
 
 
@@ -211,6 +214,7 @@ ENGLISH_WORDS = re.compile(
 )
 
 
+@pytest.mark.slow  # a whole round in each language
 @pytest.mark.parametrize("lang", FOREIGN)
 def test_no_english_is_left_in_a_translated_round(app, lang):
     phrases = english_phrases(lang)

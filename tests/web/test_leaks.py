@@ -19,6 +19,8 @@ from domino.web.view.faces import face
 from tests.support import leaks
 from tests.support.webkit import leaked_tiles
 
+pytestmark = pytest.mark.slow  # every test runs the leak scanner over whole rounds
+
 
 def test_a_short_scan_through_the_server_finds_no_hidden_tile(tmp_path):
     result = leaks.scan(rounds=12, seed=7, db_dir=str(tmp_path), per_room=3)

@@ -1,6 +1,6 @@
 """The rules card on the home page, the invitation's rules and the rules in words (SPEC §7.3, §8).
 
-Every browser is a `Table` (tests/webkit.py) with CSRF protection on. A card is posted as a
+Every browser is a `Table` (tests/support/webkit.py) with CSRF protection on. A card is posted as a
 browser would post it: every field of the form with its current value (`card_fields`).
 """
 
@@ -418,6 +418,7 @@ def test_every_setting_has_a_sentence(app):
         assert changed != plain, change
 
 
+@pytest.mark.slow  # every page of a room in each language
 @pytest.mark.parametrize("lang", ["nl", "pl", "fr"])
 def test_the_card_and_the_invitation_speak_the_language(app, lang):
     """No English left on the card (open on each preset, or refusing each setting) nor on

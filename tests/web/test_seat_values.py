@@ -51,6 +51,7 @@ def test_a_seat_given_to_the_computer_is_a_seat_in_ascii_digits(app, host, value
     assert app.extensions["domino"].rooms.get(host.room).free == (1, 2)
 
 
+@pytest.mark.slow  # a room per odd value
 @pytest.mark.parametrize("value", NOT_SEATS)
 def test_a_seat_whose_level_is_switched_is_a_seat_in_ascii_digits(app, host, value):
     before = host.log

@@ -269,6 +269,7 @@ def check_note(table: Table) -> None:
         assert note.text.endswith("passed."), note.text
 
 
+@pytest.mark.slow  # every table of whole rounds, parsed
 def test_every_table_tells_the_story_move_by_move(app):
     a, b = friends(app)
     rng = random.Random(3)

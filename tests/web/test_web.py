@@ -1,7 +1,7 @@
 """The friend-room web layer through Flask's test client (SPEC §3, §5, §7.3).
 
-Every browser is a `Table` (tests/webkit.py): its own test client, with the CSRF token, tab id
-and `seq` filled in as htmx would. Sockets are fake connections attached to the hub, so a
+Every browser is a `Table` (tests/support/webkit.py): its own test client, with the CSRF token,
+tab id and `seq` filled in as htmx would. Sockets are fake connections attached to the hub, so a
 move is accepted from a seat's live tab and the other seat's pushed frames can be read.
 """
 

@@ -11,6 +11,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from html.parser import HTMLParser
 
 from app import create_app
@@ -84,9 +85,11 @@ class Node:
 
     def iter(self) -> Iterator[Node]:
         """Every element below this one, in document order."""
-        for child in self.elements:
-            yield child
-            yield from child.iter()
+        stack = self.elements[::-1]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(node.elements[::-1])
 
     def find_all(self, attr: str | None = None, value: str | None = None, tag: str | None = None):
         """Elements below this one with attribute `attr` (equal to `value`, if given)."""
@@ -144,8 +147,10 @@ class _Builder(HTMLParser):
         self.stack[-1].children.append(data)
 
 
+@lru_cache(maxsize=256)
 def parse(html: str) -> Node:
-    """The document tree of an HTML page or fragment."""
+    """The document tree of an HTML page or fragment (the same text: the same tree, read once;
+    the tests only read it)."""
     builder = _Builder()
     builder.feed(html)
     builder.close()

@@ -41,7 +41,7 @@ def read_all(sockets, seconds: float) -> None:
     while time.monotonic() < deadline:
         for sock in sockets:
             try:
-                frame = sock._next(min(deadline, time.monotonic() + 0.05))
+                frame = sock.next_frame(min(deadline, time.monotonic() + 0.05))
             except TimeoutError:
                 continue
             assert frame is not None, f"the server closed a socket that answers ({sock.close_code})"
@@ -55,7 +55,7 @@ def last_read(sock) -> float:
         if not select.select([sock.ws.sock], [], [], 0)[0]:
             return now
         with contextlib.suppress(TimeoutError):
-            assert sock._next(time.monotonic() + 0.05) is not None, "the socket was closed"
+            assert sock.next_frame(time.monotonic() + 0.05) is not None, "the socket was closed"
 
 
 def test_the_default_ping_sees_a_vanished_peer_within_a_few_seconds():

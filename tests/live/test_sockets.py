@@ -131,7 +131,7 @@ class Socket:
         self.frames: list[Frame] = []
         self.close_code: int | None = None
 
-    def _next(self, deadline: float) -> Frame | None:
+    def next_frame(self, deadline: float) -> Frame | None:
         """The next fragment; None once the server closed the socket."""
         opcode = websocket.ABNF.OPCODE_PING
         while opcode in (websocket.ABNF.OPCODE_PING, websocket.ABNF.OPCODE_PONG):
@@ -159,7 +159,7 @@ class Socket:
         start = len(self.frames)
         while True:
             try:
-                frame = self._next(deadline)
+                frame = self.next_frame(deadline)
             except TimeoutError:
                 seen = [f.summary() for f in self.frames[start:]]
                 raise AssertionError(f"no frame {what} within {timeout}s; got {seen}") from None
@@ -174,7 +174,7 @@ class Socket:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                frame = self._next(deadline)
+                frame = self.next_frame(deadline)
             except TimeoutError:
                 raise AssertionError(f"socket still open after {timeout}s") from None
             if frame is None:

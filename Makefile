@@ -12,7 +12,7 @@ REPLICA ?=
 CATALOGS := $(wildcard domino/translations/*/LC_MESSAGES/messages.po)
 COMPILED := $(CATALOGS:.po=.mo)
 
-.PHONY: run serve cluster restore test lint fmt bench clean messages snapshot
+.PHONY: run serve cluster restore test test-fast lint fmt bench clean messages snapshot
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q --upgrade pip && $(VENV)/bin/pip install -q -e '.[dev]' && touch $@
@@ -55,6 +55,13 @@ test: $(STAMP) $(COMPILED)
 	$(VENV)/bin/lint-imports --no-logo
 	$(VENV)/bin/python -m pytest --durations=15
 
+# The fast tier (docs/testing.md): the pure core, rooms and the web through Flask's test client;
+# no server process, no browser, no live threads; the slow-marked ones and fewer Hypothesis
+# examples left to `make test`.
+test-fast: $(STAMP) $(COMPILED)
+	HYPOTHESIS_PROFILE=fast $(VENV)/bin/python -m pytest tests/core tests/room tests/web \
+		-m "not slow and not browser" --durations=5
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -65,12 +72,12 @@ fmt: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 # After a deliberate change to what tables show: the render corpus's digests, checked by
-# tests/test_render_snapshot.py, written again (commit them with the change).
+# tests/web/test_render_snapshot.py, written again (commit them with the change).
 snapshot: $(STAMP) $(COMPILED)
-	$(VENV)/bin/python tools/render_corpus.py --digests tests/render_corpus.sha256
+	$(VENV)/bin/python tools/render_corpus.py --digests tests/web/render_corpus.sha256
 
 bench: $(STAMP)
-	$(VENV)/bin/python bench/engine.py
+	$(VENV)/bin/python -m bench.engine
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .import_linter_cache .hypothesis build *.egg-info

@@ -1,6 +1,6 @@
 """Abuse bench: issues 12's and 27's attacks against the production server, others timed meanwhile.
 
-    .venv/bin/python bench/abuse.py [--only NAME[,NAME]] [--small] [--json-only] [--app-dir DIR]
+    .venv/bin/python -m bench.abuse [--only NAME[,NAME]] [--small] [--json-only] [--app-dir DIR]
 
 For each attack it starts the production server afresh (gunicorn -c gunicorn.conf.py, one gevent
 worker, run in --app-dir) on a free loopback port with a temporary database, as `make serve`
@@ -78,15 +78,13 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from faults import ROOT, Server, free_port
-from fuzz import fuzz
-from honest import Honest, honest_figures, honest_ok
-from http_attacks import computer_rooms, prepare_records, record_downloads, slow_bodies
-from load import raise_open_files, worker_pid
-from pool_attacks import AWAY_SECONDS, decision_flood, review_flood, stand_in_redeal
-from socket_attacks import PING_SECONDS, big_message, supersede
+from bench.fuzz import fuzz
+from bench.honest import Honest, honest_figures, honest_ok
+from bench.http_attacks import computer_rooms, prepare_records, record_downloads, slow_bodies
+from bench.load import raise_open_files, worker_pid
+from bench.pool_attacks import AWAY_SECONDS, decision_flood, review_flood, stand_in_redeal
+from bench.socket_attacks import PING_SECONDS, big_message, supersede
+from tests.support.faults import ROOT, Server, free_port
 
 ATTACKS = (
     "supersede",

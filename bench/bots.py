@@ -1,7 +1,7 @@
 """The computer levels against each other: duplicate deals, fixed seeds, 95% intervals.
 
-    .venv/bin/python bench/bots.py [--rounds 4000] [--hard-rounds 2000] [--out DIR]
-    .venv/bin/python bench/bots.py --presets two-seat [--rounds 2000] [--seed 1]
+    .venv/bin/python -m bench.bots [--rounds 4000] [--hard-rounds 2000] [--out DIR]
+    .venv/bin/python -m bench.bots --presets two-seat [--rounds 2000] [--seed 1]
 
 Without `--presets`: the default game, every pairing below. With `--presets` (names of
 SPEC §8.2 separated by commas, or `two-seat` for every preset of two seats): per preset,

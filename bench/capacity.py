@@ -1,6 +1,6 @@
 """How many live rooms one worker holds: bench/load.py at growing room counts.
 
-    .venv/bin/python bench/capacity.py [--start 2000] [--step 1000] [--max 8000] [--p99 100]
+    .venv/bin/python -m bench.capacity [--start 2000] [--step 1000] [--max 8000] [--p99 100]
                                        [--repeat 1]
 
 Runs bench/load.py (a fresh production server each time, the same human pace) at --start,
@@ -20,12 +20,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-LOAD = Path(__file__).resolve().parent / "load.py"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_load(rooms: int, seconds: float) -> dict:
-    command = [sys.executable, str(LOAD), "--rooms", str(rooms), "--seconds", str(seconds)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 1800)
+    command = [sys.executable, "-m", "bench.load", "--rooms", str(rooms), "--seconds", str(seconds)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 1800)
     lines = done.stdout.strip().splitlines()
     if not lines or not lines[-1].startswith("{"):
         raise RuntimeError(f"load.py --rooms {rooms} failed:\n{done.stdout}\n{done.stderr}")

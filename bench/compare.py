@@ -1,7 +1,7 @@
 """Two commits side by side under the same load: saturation, and a slow disk at a human pace.
 
     git worktree add /tmp/base <commit>          # the commit to compare with
-    .venv/bin/python bench/compare.py --base /tmp/base [--seconds 40] [--rooms 1000]
+    .venv/bin/python -m bench.compare --base /tmp/base [--seconds 40] [--rooms 1000]
 
 Runs bench/load.py (this checkout's client) against the server of each checkout in turn, the
 base first, one run per row and checkout:
@@ -34,7 +34,7 @@ SHOWN = ("actions_per_s", "cpu_ms_per_action", "p50_ms", "p99_ms", "errors", "lo
 
 def run(app_dir: Path, row: list[str], seconds: float, rooms: int) -> dict:
     """One load run against the server of `app_dir`: its JSON figures."""
-    command = [sys.executable, str(BENCH / "load.py"), "--app-dir", str(app_dir)]
+    command = [sys.executable, "-m", "bench.load", "--app-dir", str(app_dir)]
     command += ["--seconds", str(seconds), *row]
     if "--rooms" not in row:
         command += ["--rooms", str(rooms)]

@@ -3,7 +3,7 @@
 Each round is dealt, then played to the end through the same path as the simulator:
 seat view -> bot -> resolve -> apply. Prints figures; asserts nothing.
 
-    .venv/bin/python bench/engine.py [--rounds 20000] [--repeat 5]
+    .venv/bin/python -m bench.engine [--rounds 20000] [--repeat 5]
 """
 
 from __future__ import annotations

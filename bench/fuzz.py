@@ -13,8 +13,9 @@ import random
 from collections import Counter
 
 import aiohttp
-from loadclient import Browser
-from wire import handshake, raw_status, session, source
+
+from bench.loadclient import Browser
+from bench.wire import handshake, raw_status, session, source
 
 CRLF_NEXT = [
     "/%0d%0aSet-Cookie:%20a=b", "%0d%0a", "/%0aX-A:%20b", "/%0d", "/r/x%0D%0A%0D%0A<b>",

@@ -16,8 +16,9 @@ from collections import Counter
 from types import SimpleNamespace
 
 import aiohttp
-from load import Run, quantile
-from wire import session
+
+from bench.load import Run, quantile
+from bench.wire import session
 
 
 def ms(values: list[float], q: float) -> float | None:

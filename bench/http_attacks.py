@@ -18,9 +18,10 @@ from collections import Counter
 from pathlib import Path
 
 import aiohttp
-from honest import ms
-from loadclient import Browser, Tally, choose
-from wire import close_browsers, session, source
+
+from bench.honest import ms
+from bench.loadclient import Browser, Tally, choose
+from bench.wire import close_browsers, session, source
 
 CLOSE_MARGIN = 5.0  # seconds past DOMINO_REQUEST_TIMEOUT a dripping connection may stay
 REFUSED_WITHIN = 1.0  # a connection closed this soon after it opened was refused at once

@@ -1,6 +1,6 @@
 """Load bench: many friend rooms played for real against the production server, with figures.
 
-    .venv/bin/python bench/load.py [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
+    .venv/bin/python -m bench.load [--rooms 2000] [--seconds 60] [--think 2,8] [--seed 2026]
                                    [--computer N] [--level hard] [--four N]
                                    [--sync-delay-ms N] [--app-dir DIR] [--cluster N]
 
@@ -81,11 +81,8 @@ from pathlib import Path
 
 import aiohttp
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from faults import Server, free_port
-from loadclient import Browser, Tally, choose
-from loadcluster import (
+from bench.loadclient import Browser, Tally, choose
+from bench.loadcluster import (
     Target,
     cluster_env,
     cpu_seconds,
@@ -95,7 +92,8 @@ from loadcluster import (
     sharded,
     worker_pid,
 )
-from shards import SATURATION_LIMITS
+from tests.support.faults import Server, free_port
+from tests.support.shards import SATURATION_LIMITS
 
 PUSH_WAIT = 10.0  # seconds a push may take before it counts as missed
 SETUP_AT_ONCE = 32

@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from faults import Server, stored
-from shards import HIGH_LIMITS, Processes, cluster_in
+from tests.support.faults import Server, stored
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in
 
 CLIENT = "127.0.0.1"  # where the load client connects from: nginx believes its header
 
@@ -80,9 +80,9 @@ class Target:
         return len(acknowledged - kept)
 
     def leaks(self, rooms) -> tuple[int, int]:
-        """bench/leakcheck.py's check of every table the seats kept, each room against its own
-        shard's log: (tables checked, leaks)."""
-        from leakcheck import check_kept
+        """The leak check (tests/support/leakcheck.py) of every table the seats kept, each room
+        against its own shard's log: (tables checked, leaks)."""
+        from tests.support.leakcheck import check_kept
 
         checked = leaked = 0
         for name, db in self.dbs.items():

@@ -52,10 +52,11 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import aiohttp
-from http_attacks import ACT_GAP, computer_moves
-from load import quantile
-from loadclient import OVER, Browser, Tally, choose, seq_of
-from wire import close_browsers, session, source
+
+from bench.http_attacks import ACT_GAP, computer_moves
+from bench.load import quantile
+from bench.loadclient import OVER, Browser, Tally, choose, seq_of
+from bench.wire import close_browsers, session, source
 
 TURN = re.compile(r'data-turn="(\w+)"')
 STALE = "The table changed in the meantime"  # the "stale" refusal's words (English pages)

@@ -1,29 +1,26 @@
 """How long one table takes to render: CPU µs per `render_table` over the render corpus.
 
-    .venv/bin/python bench/render.py [--repeat 5]
+    .venv/bin/python -m bench.render [--repeat 5]
 
 Takes the positions of tools/render_corpus.py (the same rooms and moves) and renders, for
 each position, every seated seat's table once, as a move's reply and pushes do: connected,
 live, out of band, all seats of a room in one language (each room its own, in turn). Prints
 the tables per pass and the CPU time per table of the fastest of `--repeat` passes (process
-time: other work on the machine counts less), for all of them and by kind of table. Run it
-with PYTHONPATH at another checkout to measure that one (it needs only the domino package).
+time: other work on the machine counts less), for all of them and by kind of table. To
+measure another checkout, run it as a script with PYTHONPATH at that one (`PYTHONPATH=/tmp/base
+.venv/bin/python bench/render.py`: as a module, this checkout's domino would come first).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import defaultdict
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 from flask_babel import force_locale
-from render_corpus import LANGUAGES, app_for_corpus, corpus
 
 from domino.web.view.render import render_table
+from tools.render_corpus import LANGUAGES, app_for_corpus, corpus
 
 
 def tables() -> list:

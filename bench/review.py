@@ -1,6 +1,6 @@
 """How long a round's review takes on one process: p50 and p99 over rounds of `hard`.
 
-    .venv/bin/python bench/review.py [--rounds 50] [--seed 1] [--playouts 4800] [--rules P]
+    .venv/bin/python -m bench.review [--rounds 50] [--seed 1] [--playouts 4800] [--rules P]
 
 Plays `--rounds` rounds of hard against hard (simulate's deals and random sources), then
 times `review.analyze` on each record, one after the other in this process, as the review

@@ -14,9 +14,10 @@ import time
 from collections import Counter
 
 import aiohttp
-from load import rss_kb
-from loadclient import Browser
-from wire import (
+
+from bench.load import rss_kb
+from bench.loadclient import Browser
+from bench.wire import (
     close_browsers,
     close_code,
     frames,

@@ -15,7 +15,8 @@ import socket
 import time
 
 import aiohttp
-from loadclient import Browser
+
+from bench.loadclient import Browser
 
 
 def source(block: int, index: int = 0) -> str:

@@ -3,9 +3,9 @@
 
 Usage: python tools/render_corpus.py OUT   (prints the number of tables; the domino package is
 the one Python imports, e.g. PYTHONPATH=/tmp/base for another checkout)
-       python tools/render_corpus.py --digests tests/render_corpus.sha256
-                                           (one SHA-256 per table, as tests/test_render_snapshot.py
-                                           checks them: `make snapshot` after a deliberate change)
+       python tools/render_corpus.py --digests tests/web/render_corpus.sha256
+           (one SHA-256 per table, as tests/web/test_render_snapshot.py checks them: `make
+           snapshot` after a deliberate change)
 
 Rooms are driven from seeded random numbers through the room folds alone (no store): friend
 and computer rooms of two seats under several presets, tables of three and four, requests,
@@ -275,7 +275,7 @@ def chunks():
 
 
 def digest(chunk: str) -> str:
-    """The SHA-256 of one table as OUT holds it (tests/render_corpus.sha256, one a line)."""
+    """The SHA-256 of one table as OUT holds it (tests/web/render_corpus.sha256, one a line)."""
     return hashlib.sha256(chunk.encode("utf-8")).hexdigest()
 
 

@@ -4,7 +4,7 @@
 list of tile numbers, the open ends two numbers (-1 for an empty line), the boneyard a list
 drawn from its end. `legal_moves` says what a seat may do, as `game.legal_actions` does;
 `playout` plays a round to its end with a quick policy for every seat; `scores` and `net`
-score it as `game.outcome` does. tests/test_bots_playout.py checks all of it against the core.
+score it as `game.outcome` does. tests/core/test_bots_playout.py checks all of it against the core.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import click
 from flask import Flask, render_template
@@ -40,9 +41,11 @@ def init_app(app: Flask, rng=None) -> Tables:
     rules_text.register(app)  # rules_line(rules), rules_sentences(rules)
     sync_delay = app.config["SYNC_DELAY_MS"] / 1000  # a slow disk, for tests and benches
     rooms = Rooms(Store(app.config["DOMINO_DB"], sync_delay), rng, app.config["SHARD"])
-    services = Tables(app, rooms, Hub())
+    # Passed in by tests: the clock away times are measured by, the computer's decider.
+    services = Tables(app, rooms, Hub(app.config.get("AWAY_CLOCK") or time.monotonic))
     delay, processes = app.config["BOT_DELAY_MS"], app.config["BOT_PROCESSES"]
-    services.computer = Computer(app, services, delay, processes, rooms.rng)
+    decide = app.config.get("BOT_DECIDE")
+    services.computer = Computer(app, services, delay, processes, rooms.rng, decide=decide)
     app.extensions["domino"] = services
     csrf.init_app(app)
     app.register_blueprint(pages.bp)

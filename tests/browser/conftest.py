@@ -10,18 +10,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from live import live_server  # tests/live.py; tests/ is not a package
-
 from domino import dealing, game
 from domino.record import deal_to_dict
+from tests.support.live import live_server  # tests/support/live.py; tests/ is not a package
 
 HERE = Path(__file__).resolve().parent
 ARTIFACTS = HERE.parents[1] / "test-artifacts"

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from test_computer_round import Player
-from test_duplicate_rematch import play_duplicate
-from test_friend_round import (
+
+from tests.browser.test_computer_round import Player
+from tests.browser.test_duplicate_rematch import play_duplicate
+from tests.browser.test_friend_round import (
     PLAYABLE,
     create_room,
     expect_both_connected,
@@ -30,8 +31,8 @@ from test_friend_round import (
     play_round,
     take_turn,
 )
-from test_line_layout import BLOCK_OF_14, planned  # noqa: F401 (planned: a fixture)
-from test_matches import CARD, agree_to_next, fill_card, preset_rules, shown_rules
+from tests.browser.test_line_layout import BLOCK_OF_14, planned  # noqa: F401 (planned: a fixture)
+from tests.browser.test_matches import CARD, agree_to_next, fill_card, preset_rules, shown_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "tests" / "vendor"

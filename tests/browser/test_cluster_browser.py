@@ -9,19 +9,15 @@ from its SQLite file.
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import expect
-from test_computer_round import Player
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from faults import position
-from shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
+from tests.browser.test_computer_round import Player
+from tests.support.faults import position
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
 
 MOVES = 6  # the player's moves played here, if the round lasts that long
 WAIT = 10.0  # seconds for the computer's answer to reach the shard's database

@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 from urllib.parse import urlparse
 
+import pytest
 from playwright.sync_api import expect
-from webkit import TABLE_SEQ, leaked_tiles, round_at
 
-from domino.web.live.computer import Computer
+from tests.browser.conftest import SEED
+from tests.support.live import live_server
+from tests.support.webkit import TABLE_SEQ, leaked_tiles, round_at
 
 TIMEOUT_MS = 10_000
 PLAYER = 0  # the person's seat; the computer plays seat 1
@@ -159,22 +161,16 @@ class Player:
         return what
 
 
-def count_decisions(monkeypatch) -> list[str]:
-    """The level of each decision the computer asks its process pool for (the live server
-    runs in this process)."""
-    decisions: list[str] = []
-    original = Computer._decide
-
-    def counted(self, level, view, seed):
-        decisions.append(level)
-        return original(self, level, view, seed)
-
-    monkeypatch.setattr(Computer, "_decide", counted)
-    return decisions
+@pytest.fixture
+def counted(tmp_path, decider):
+    """The real app on 127.0.0.1 (as `server`), its computer asking `decider`, which keeps the
+    level of each decision (`decider.levels`)."""
+    with live_server(tmp_path / "domino.sqlite3", seed=SEED, BOT_DECIDE=decider) as live:
+        yield live
 
 
-def test_a_whole_round_against_the_computer_with_a_level_switch(server, open_context, monkeypatch):
-    decisions = count_decisions(monkeypatch)
+def test_a_whole_round_against_the_computer_with_a_level_switch(counted, decider, open_context):
+    server = counted
     player = Player(server, open_context())
     page = player.page
     shown = player.start()
@@ -203,9 +199,10 @@ def test_a_whole_round_against_the_computer_with_a_level_switch(server, open_con
             assert shown["opponentCount"] == before["opponentCount"]
             assert shown["playable"] == before["playable"]
             assert player.stored.level == "hard"
-            switched_at = len(decisions)
+            switched_at = len(decider.asked)
 
     assert switched_at is not None, f"the round ended before the level switch: {moves}"
+    decisions = decider.levels
     since = decisions[switched_at:]
     assert since, "the computer did not move after the switch"
     assert set(since) == {"hard"}, f"decisions after the switch: {since}"

@@ -10,7 +10,8 @@ the table, arrives). A last test checks that the watch does see a violation.
 from __future__ import annotations
 
 from playwright.sync_api import expect
-from test_computer_round import COUNT_ANSWERS_JS
+
+from tests.browser.test_computer_round import COUNT_ANSWERS_JS
 
 TIMEOUT_MS = 10_000
 MOVES = 3  # moves per game: enough to cross several answers and pushes

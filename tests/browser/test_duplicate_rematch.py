@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 
 from playwright.sync_api import expect
-from test_computer_round import MAX_MOVES, Player
 
 from domino.views import seat_view
+from tests.browser.test_computer_round import MAX_MOVES, Player
 
 SCORE = "[data-duplicate] [data-duplicate-score]"
 COUNTS_JS = """() => [...document.querySelectorAll('[data-counter] [data-counter-number]')]

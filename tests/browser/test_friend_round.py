@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from playwright.sync_api import Page, expect
-from webkit import leaked_tiles, parse, round_at, tile_mentions, tiles_of
+
+from tests.support.webkit import leaked_tiles, parse, round_at, tile_mentions, tiles_of
 
 TIMEOUT_MS = 10_000
 HOST, GUEST = 0, 1  # the seats of the room's creator and of the friend who joins
@@ -250,7 +251,7 @@ def test_two_friends_play_a_whole_round_with_a_reload(server, open_context):
 
 
 def test_a_seat_never_sees_hidden_tiles_in_page_or_socket_frames(server, open_context):
-    """Every page and frame the guest got is checked by the one leak rule (tests/webkit.py)
+    """Every page and frame the guest got is checked by the one leak rule (tests/support/webkit.py)
     against the round as it stood at that table's own seq, however late it was read."""
     host, invite = create_room(open_context(), server.url)
     room_id = room_id_of(invite)

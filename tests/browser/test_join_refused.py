@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from live import live_server
 from playwright.sync_api import expect
+
+from tests.support.live import live_server
 
 REFUSED = "Too many requests. Wait a moment and try again."
 

@@ -9,7 +9,8 @@ still be on the table on both pages (never on the body), and the other page's li
 from __future__ import annotations
 
 from playwright.sync_api import Page, expect
-from test_friend_round import (
+
+from tests.browser.test_friend_round import (
     DRAW_OR_PASS,
     MAX_MOVES,
     PLAYABLE,

@@ -23,16 +23,16 @@ from dataclasses import replace
 
 import pytest
 from flask import render_template_string
-from line_geometry import DESKTOP, GEOMETRY_JS, PHONE, SIZES, check, problems_of
-from live import LiveServer
 from playwright.sync_api import Page, expect
-from test_computer_round import MAX_MOVES, Player
-from test_friend_round import SIGNATURE_JS, TIMEOUT_MS, Seat, create_room, open_seat
-from test_matches import CARD
 
 from domino.rules import DEFAULT
 from domino.tiles import Laid
 from domino.web.view.render import Links, render_table
+from tests.browser.line_geometry import DESKTOP, GEOMETRY_JS, PHONE, SIZES, check, problems_of
+from tests.browser.test_computer_round import MAX_MOVES, Player
+from tests.browser.test_friend_round import SIGNATURE_JS, TIMEOUT_MS, Seat, create_room, open_seat
+from tests.browser.test_matches import CARD
+from tests.support.live import LiveServer
 
 BLOCK_OF_14 = replace(DEFAULT, boneyard=False, hand_size=14)
 

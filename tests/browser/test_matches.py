@@ -13,10 +13,16 @@ import re
 from functools import partial
 
 from playwright.sync_api import Page, expect
-from test_computer_round import Player
-from test_friend_round import Seat, create_room, expect_both_connected, join_room, play_round
 
 from domino.rules import PRESETS
+from tests.browser.test_computer_round import Player
+from tests.browser.test_friend_round import (
+    Seat,
+    create_room,
+    expect_both_connected,
+    join_room,
+    play_round,
+)
 
 CARD = "[data-rules-form]"
 HAND = "[data-hand] [data-tile]"

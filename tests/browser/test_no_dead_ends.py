@@ -9,14 +9,19 @@ import random
 import threading
 
 import pytest
-from live import live_server
 from playwright.sync_api import Page, expect
-from test_computer_round import Player
-from test_friend_round import create_room, expect_both_connected, join_room, room_id_of
 
 from domino import game
 from domino.events import DRAW, Play
 from domino.web.live.computer import Computer
+from tests.browser.test_computer_round import Player
+from tests.browser.test_friend_round import (
+    create_room,
+    expect_both_connected,
+    join_room,
+    room_id_of,
+)
+from tests.support.live import live_server
 
 NEW_ROUND = '[data-action="new-round"]'
 ASK_ROUND = "Deal again? This round will be lost."

@@ -6,7 +6,13 @@ import gettext
 from pathlib import Path
 
 from playwright.sync_api import expect
-from test_friend_round import create_room, expect_both_connected, join_room, play_round
+
+from tests.browser.test_friend_round import (
+    create_room,
+    expect_both_connected,
+    join_room,
+    play_round,
+)
 
 CATALOG = Path(__file__).resolve().parents[2] / "domino" / "translations"
 

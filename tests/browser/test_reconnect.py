@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import itertools
 import re
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from test_axe import SHOTS, Scanner
-from test_friend_round import (
+
+from tests.browser.test_axe import SHOTS, Scanner
+from tests.browser.test_friend_round import (
     DRAW_OR_PASS,
     PLAYABLE,
     TIMEOUT_MS,
@@ -29,10 +28,7 @@ from test_friend_round import (
     join_room,
     take_turn,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from faults import Server, free_port
+from tests.support.faults import Server, free_port
 
 DROPPED_MS = 2000  # from the kill to "Reconnecting…" on every table
 FIRST_MS = 500  # static/connection.js: the first try comes within this of the close

@@ -7,10 +7,16 @@ import json
 import random
 
 from playwright.sync_api import expect
-from test_friend_round import create_room, expect_both_connected, join_room, play_round, room_id_of
 
 from domino import review
 from domino.web.routes.review import seed_of
+from tests.browser.test_friend_round import (
+    create_room,
+    expect_both_connected,
+    join_room,
+    play_round,
+    room_id_of,
+)
 
 ROUNDS = 4  # rounds played at most until one seat made a costly move
 REVIEW_MS = 90_000  # the review pool runs below everything else on a shared machine

@@ -14,12 +14,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import TIMEOUT_MS
-from live import live_server
 from playwright.sync_api import Page, expect
-from test_friend_round import Seat, create_room, expect_both_connected, join_room, take_turn
 
 from domino.game import laid_at
+from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.test_friend_round import (
+    Seat,
+    create_room,
+    expect_both_connected,
+    join_room,
+    take_turn,
+)
+from tests.support.live import live_server
 
 STORY_SEED = 3
 MAX_MOVES = 120

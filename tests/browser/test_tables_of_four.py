@@ -11,9 +11,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import TIMEOUT_MS
-from live import live_server
 from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import TIMEOUT_MS
+from tests.support.live import live_server
 
 MAX_MOVES = 160
 AWAY_SECONDS = 3.0  # the hand-over waits this long here (two minutes in production)

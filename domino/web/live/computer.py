@@ -109,13 +109,17 @@ def _alive(pid: int) -> bool:
 class Computer:
     """The seats the computer plays, in every room of one app."""
 
-    def __init__(self, app, tables, delay_ms: int, processes: int, rng, clock=time.monotonic):
+    def __init__(
+        self, app, tables, delay_ms: int, processes: int, rng, clock=time.monotonic, decide=None
+    ):
         self.app = app
         self.tables = tables
         self.delay = max(delay_ms, 0) / 1000
         self.processes = max(processes, 1)
         self.rng = rng
         self.clock = clock
+        # (level, view, seed) -> action: in the process pool unless another decider is passed in
+        self.decide = decide or self._decide
         # With several processes, one address never holds them all while others wait.
         self.queue = FairQueue(
             self.processes, WAITING_PER_ADDRESS, max(self.processes - 1, 1), clock
@@ -190,7 +194,7 @@ class Computer:
     def _move(self, room_id, seq, level, view, seed, since, owner, attempt) -> None:
         self._asker.owner = owner  # the moves this one leads to are this owner's too
         try:
-            action = self._decide(level, view, seed)
+            action = self.decide(level, view, seed)
         except (FutureTimeout, BrokenProcessPool) as error:
             what = "took too long" if isinstance(error, FutureTimeout) else "lost its worker"
             log.warning("the computer's decision in room %s %s; asked again", room_id, what)

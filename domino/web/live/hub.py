@@ -76,7 +76,8 @@ class Superseded(Exception):
 class Hub:
     """Per room and seat, the one live connection (the newest tab wins)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock=time.monotonic) -> None:
+        self.clock = clock  # seconds, monotonic: how long seats are away is measured by it
         self._lock = threading.Lock()
         self._rooms: dict[str, dict[int, Connection]] = {}
         self._left: dict[tuple[str, int], float] = {}  # when a seat's last socket went
@@ -86,7 +87,7 @@ class Hub:
         live by this process counts from the first time it is asked about."""
         if seat in self._rooms.get(room, ()):
             return 0.0
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             return now - self._left.setdefault((room, seat), now)
 
@@ -114,7 +115,7 @@ class Hub:
             if seats is None or seats.get(seat) is not conn:
                 return False
             del seats[seat]
-            self._left[(room, seat)] = time.monotonic()
+            self._left[(room, seat)] = self.clock()
             if not seats:
                 del self._rooms[room]
             return True

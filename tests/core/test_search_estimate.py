@@ -1,0 +1,80 @@
+"""`bots.search.estimate`: every legal play weighed on shared worlds, and `hard` is its argmax."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from domino import game
+from domino.bots import heuristic, search
+from domino.events import LEFT, PASS, Play
+from domino.rules import PRESETS, Rules
+from domino.views import seat_view
+
+RULES = [Rules(), PRESETS["block"], PRESETS["three"], PRESETS["pairs"]]
+
+
+def choices(rules: Rules, rounds: int, seed: int):
+    """Seat views with two or more plays, from rounds the medium bot plays out."""
+    rng = random.Random(seed)
+    for _ in range(rounds):
+        state = game.start(game.deal(rules, rng), rules)
+        while not state.over:
+            view = seat_view(state, state.turn)
+            if len({a for a in view.legal if isinstance(a, Play)}) >= 2:
+                yield view
+            state, _move = game.step(state, state.turn, heuristic.medium_bot(view, rng))
+
+
+@pytest.fixture(autouse=True)
+def few_playouts(monkeypatch):
+    monkeypatch.setattr(search, "PLAYOUTS", 120)
+
+
+@pytest.mark.slow  # the hard bot's search, many positions
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.seats}-{r.boneyard}")
+def test_hard_plays_the_best_estimate(rules):
+    views = list(choices(rules, 6, seed=rules.seats))
+    assert len(views) >= 10
+    for n, view in enumerate(views):
+        rng = random.Random(n)
+        options = search.estimate(view, rng)
+        best = max(ev for _play, ev in options)
+        picks = [play for play, ev in options if ev == best]
+        expected = picks[0] if len(picks) == 1 else rng.choice(picks)
+        assert search.hard_bot(view, random.Random(n)) == expected
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.seats}-{r.boneyard}")
+def test_the_estimate_weighs_every_legal_play_once(rules):
+    for n, view in enumerate(choices(rules, 4, seed=10 + rules.seats)):
+        options = search.estimate(view, random.Random(n), playouts=60)
+        plays = [play for play, _ev in options]
+        legal = [a for a in view.legal if isinstance(a, Play)]
+        if not view.line:  # the first tile: one way round is enough
+            legal = [play for play in legal if play.end == LEFT]
+        assert plays == legal
+        assert all(isinstance(ev, float) for _play, ev in options)
+
+
+def test_a_forced_draw_or_pass_has_nothing_to_weigh():
+    rules = PRESETS["block"]
+    for view in (seat_view(s, s.turn) for s in _stuck(rules)):
+        assert search.estimate(view, random.Random(1)) == ()
+
+
+def _stuck(rules: Rules):
+    """States where the seat to move may only pass."""
+    rng = random.Random(5)
+    found = []
+    for _ in range(40):
+        state = game.start(game.deal(rules, rng), rules)
+        while not state.over:
+            legal = game.legal_actions(state, state.turn)
+            if legal == (PASS,):
+                found.append(state)
+            action = heuristic.medium_bot(seat_view(state, state.turn), rng)
+            state, _move = game.step(state, state.turn, action)
+    assert found
+    return found

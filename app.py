@@ -30,7 +30,7 @@ def create_app(config=None):
         AWAY_SECONDS=float(os.environ.get("DOMINO_AWAY_SECONDS", DEFAULT_AWAY_SECONDS)),
         # Test setting: a fixed wait after each commit of the store's writer (a slow disk).
         SYNC_DELAY_MS=float(os.environ.get("DOMINO_SYNC_DELAY_MS", "0")),
-        # One shard of several (README, "Many shards"): its room ids start with "<SHARD>-".
+        # One shard of several (docs/cluster.md): its room ids start with "<SHARD>-".
         SHARD=os.environ.get("DOMINO_SHARD", ""),
     )
     if config:

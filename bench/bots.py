@@ -4,7 +4,8 @@
     .venv/bin/python -m bench.bots --presets two-seat [--rounds 2000] [--seed 1]
 
 Without `--presets`: the default game, every pairing below. With `--presets` (names of
-SPEC §8.2 separated by commas, or `two-seat` for every preset of two seats): per preset,
+docs/rules.md, presets separated by commas, or `two-seat` for every preset of two seats): per
+preset,
 hard against medium and medium against random, as `python -m domino.simulate --rules P
 --duplicate` plays them (the same seed gives the same rounds). Each pairing plays every deal
 once per seat, the bots rotated. Pairings run in parallel, one process per core. Prints a

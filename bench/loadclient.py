@@ -106,7 +106,7 @@ def choose(seats, rng: random.Random):
 
 def _asked(seats) -> bool:
     """True when, at two seats, a new round was asked for and waits for the other seat (at
-    three or four, every seat's yes is a "new-round" of its own: SPEC §7.3)."""
+    three or four, every seat's yes is a "new-round" of its own: docs/contracts.md, page hooks)."""
     return any('data-action="accept-new-round"' in seat.html for seat in seats)
 
 

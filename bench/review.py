@@ -25,7 +25,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--playouts", type=int, default=review.PLAYOUTS)
-    parser.add_argument("--rules", default=None, help="a preset name (SPEC §8.2)")
+    parser.add_argument("--rules", default=None, help="a preset name (docs/rules.md, presets)")
     args = parser.parse_args()
     rules = PRESETS[args.rules] if args.rules else DEFAULT
     hard = [bots.get("hard")] * rules.seats

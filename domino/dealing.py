@@ -1,4 +1,4 @@
-"""How a room deals: fair deals (SPEC §10) folded from "commit", "seed" and "deal" events,
+"""How a room deals: fair deals (docs/fair-deals.md) folded from "commit", "seed" and "deal" events,
 and the duplicate rematch's deal (no store, no Flask).
 
 A room commits to the server seed of its next deal before anybody can send a seed for it
@@ -21,7 +21,8 @@ REMATCH_ROTATION = 1  # in a rematch seat s holds the hand seat s + 1 held
 
 @dataclass(frozen=True, slots=True)
 class FirstDeal:
-    """What the home page committed to before a room existed (SPEC §10): the server seed it
+    """What the home page committed to before a room existed (docs/fair-deals.md): the server seed
+    it
     showed the commitment of, the page's single-use `nonce` and the client seed sent back."""
 
     server_seed: str
@@ -36,7 +37,7 @@ class Fair:
     `pending` is the server seed committed for the next deal (secret until that deal's round
     is over), `seeds` the client seeds sent for it per seat, `current` the fairness block of
     the deal in play (None: a deal from before fair deals, or none yet) and `deals` the
-    room's round number of its latest shuffled deal (SPEC §10: 1 for its first).
+    room's round number of its latest shuffled deal (docs/fair-deals.md: 1 for its first).
     """
 
     pending: str | None = None
@@ -108,7 +109,8 @@ def deal_events(state: Fair, rules: Rules, humans, rng) -> list:
 
 
 def fairness_block(state: Fair, seats: int, humans) -> dict:
-    """The record's `fairness` (SPEC §7.1) of the pending deal, dealt to `humans` now."""
+    """The record's `fairness` (docs/contracts.md, the round record) of the pending deal, dealt to
+    `humans` now."""
     client = [state.seeds[seat] if seat in humans else None for seat in range(seats)]
     return {
         "commitment": fair.commitment(state.pending),

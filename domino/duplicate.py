@@ -35,7 +35,8 @@ class RoundResult:
 
     `number` is 1 (the deal as dealt) or 2 (the rematch); `hand` the seat that held, in the
     first round, the hand this seat played; `winner`, `winners`, `reason` and `points` as in
-    the round's result (SPEC §7.1); `verdict` "you", "opponent" or "draw" for this seat's
+    the round's result (docs/contracts.md, the round record); `verdict` "you", "opponent" or "draw"
+    for this seat's
     side; `net` this seat's net points.
     """
 

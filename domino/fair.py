@@ -1,4 +1,5 @@
-"""Fair deals (SPEC §10): a shuffle anyone can check with nothing but SHA-256 and HMAC-SHA256.
+"""Fair deals (docs/fair-deals.md): a shuffle anyone can check with nothing but SHA-256 and
+HMAC-SHA256.
 
 The server commits to a secret `server_seed` (32 bytes) by showing its SHA-256; each person's
 browser adds a `client_seed` (16 bytes, hex; the computer's seat has none); the shuffle is
@@ -92,7 +93,8 @@ def fair_deal(
 def block(
     server_seed: str, round_number: int, client_seeds: Sequence[str | None], rotation: int = 0
 ) -> dict:
-    """A record's `fairness` (SPEC §7.1): everything needed to check the deal. `rotation` r
+    """A record's `fairness` (docs/contracts.md, the round record): everything needed to check the
+    deal. `rotation` r
     (a duplicate rematch) means seat s holds the shuffle's hand (s + r) mod seats."""
     seeds = [_client(seed) or None for seed in client_seeds]
     if type(round_number) is not int or round_number < 1:
@@ -125,7 +127,7 @@ def _client(seed: str | None) -> str:
 
 
 def check_record(record: object) -> list[str]:
-    """The problems found in a round record's fair deal (SPEC §10), `[]` when it checks.
+    """The problems found in a round record's fair deal (docs/fair-deals.md), `[]` when it checks.
 
     It checks the commitment against the revealed server seed, the seeds' formats (one client
     seed per seat, a seat being a hand of `deal.hands`), and that the recomputed shuffle gives

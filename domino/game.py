@@ -90,7 +90,7 @@ def _whole(max_pip: int) -> frozenset[Tile]:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a round ended (SPEC §7.1).
+    """How a round ended (docs/contracts.md, the round record).
 
     `winner` is the seat that went out, or in a blocked round the lowest hand of the lightest
     side; None for a draw. `points` is what the winning side writes (0 under Goat scoring and
@@ -125,7 +125,7 @@ def _preference(key) -> dict[Tile, int]:
     return {tile: rank for rank, tile in enumerate(sorted(full_set(MAX_PIP_LIMIT), key=key))}
 
 
-# SPEC §8.1's openers as one order each (each key tells every tile apart):
+# docs/contracts.md, the rules object's openers as one order each (each key tells every tile apart):
 # - highest-double: any double beats any single, the higher double first; without a double,
 #   the heaviest tile, ties to the higher half;
 # - lowest-double: a double other than the double blank beats the rest, the lower first;
@@ -234,7 +234,8 @@ def legal_actions(state: State, seat: int) -> tuple[Action, ...]:
 
 
 def outcome(state: State) -> Outcome | None:
-    """How the round ended, or None while it goes on (SPEC §8.1's blocked and scoring)."""
+    """How the round ended, or None while it goes on (docs/contracts.md, the rules object's blocked
+    and scoring)."""
     if state.turn is not None:
         return None
     rules = state.rules

@@ -1,4 +1,5 @@
-"""A match to a target (SPEC §8.1): the running score as a pure fold of round outcomes."""
+"""A match to a target (docs/contracts.md, the rules object): the running score as a pure fold of
+round outcomes."""
 
 from __future__ import annotations
 

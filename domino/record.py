@@ -1,4 +1,5 @@
-"""The round record of SPEC §7.1: export a finished round, import one by replaying it."""
+"""The round record of docs/contracts.md, the round record: export a finished round, import one by
+replaying it."""
 
 from __future__ import annotations
 
@@ -89,9 +90,10 @@ def to_record(
 ) -> dict:
     """The record of a finished round; `seats` names who sat where.
 
-    A round of the default game is written as SPEC §7.1 shows it; under other rules the
+    A round of the default game is written as docs/contracts.md, the round record shows it; under
+    other rules the
     record adds `rules`, and the result its `winners` and `scores`; a round of a match adds
-    `match` (see `match_to_dict`); a fair deal's record adds its `fairness` (SPEC §10).
+    `match` (see `match_to_dict`); a fair deal's record adds its `fairness` (docs/fair-deals.md).
     """
     result = outcome(state)
     if result is None:
@@ -112,7 +114,8 @@ def to_record(
 
 
 def match_to_dict(number: int, before: Match, after: Match) -> dict:
-    """A record's `match` (SPEC §7.1): match `number`'s running score around one round."""
+    """A record's `match` (docs/contracts.md, the round record): match `number`'s running score
+    around one round."""
     return {
         "number": number,
         "round": after.rounds,
@@ -135,7 +138,8 @@ def _result(rules: Rules, result) -> dict:
 def from_record(record: object, rules: Rules = DEFAULT, leader: int | None = None) -> State:
     """Replay a record through `apply`; an illegal one raises RecordError saying where.
 
-    A record's own `rules` (SPEC §7.1) replace `rules`; `leader` is the seat that led the round
+    A record's own `rules` (docs/contracts.md, the round record) replace `rules`; `leader` is the
+    seat that led the round
     freely (a match's previous winner), if one did. A record of a match's later round under
     `previous-winner` names its leader itself: the seat of its first event.
     """

@@ -1,4 +1,5 @@
-"""A room's round records (SPEC §7.1): who sat where, and the record of each round its events
+"""A room's round records (docs/contracts.md, the round record): who sat where, and the record of
+each round its events
 finish (no store, no Flask: `domino.store.rooms` stores what these make)."""
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ from .room import Room, apply, empty
 
 
 def record_names(room: Room) -> tuple[str, ...]:
-    """Who sat where, as a round record names them (SPEC §7.1): "computer" on the seats the
+    """Who sat where, as a round record names them (docs/contracts.md, the round record): "computer"
+    on the seats the
     computer played at the end, "player" for a computer room's person, else "player k"."""
     people = ("player",) * room.rules.seats if room.kind == "computer" else None
     return tuple(

@@ -177,7 +177,7 @@ def new_secret() -> str:
 
 def new_room_id(shard: str = "") -> str:
     """A room id: 128 random bits, after `<shard>-` when the process is one shard of several,
-    so that a router sends the room home by its id alone (README, "Many shards")."""
+    so that a router sends the room home by its id alone (docs/cluster.md)."""
     token = secrets.token_urlsafe(16)
     return f"{shard}-{token}" if shard else token
 

@@ -1,4 +1,5 @@
-"""The `Rules` value (SPEC §8.1): everything about a game that a room may choose, and presets."""
+"""The `Rules` value (docs/contracts.md, the rules object): everything about a game that a room may
+choose, and presets."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ NEXT_OPENERS = ("rule", "previous-winner")
 BLOCKED = ("difference", "others", "all")
 SCORINGS = ("winner", "goat")
 DOUBLE_SIX = 6
-# The fields of the rules object as SPEC §8.1 writes them (`max_pip` is ours: 6 is double-six).
+# The fields of the rules object as docs/contracts.md writes them (`max_pip` is
+# ours: 6 is double-six).
 JSON_FIELDS = (
     "seats",
     "teams",
@@ -39,7 +41,8 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The parameters of a game; `Rules()` is the two-player double-six draw game (SPEC §2).
+    """The parameters of a game; `Rules()` is the two-player double-six draw game (docs/rules.md,
+    the default game).
 
     - `seats`: 2 to 4 players, turns going round in seat order; `teams`: exactly when there
       are four, partners opposite (0 and 2 against 1 and 3), their hands counting together.
@@ -93,7 +96,8 @@ class Rules:
         return _sides(self.seats, self.teams)
 
     def to_json(self) -> dict:
-        """The rules object of SPEC §8.1 (with `max_pip` only for a set other than
+        """the rules object (docs/contracts.md) (with `max_pip` only for a set
+        other than
         double-six, which no room plays)."""
         values = asdict(self)
         written = {name: values[name] for name in JSON_FIELDS}
@@ -103,7 +107,8 @@ class Rules:
 
     @classmethod
     def from_json(cls, data: object) -> Rules:
-        """Rules from a §8.1 object (missing fields take the default game's); RulesError if
+        """Rules from a rules object (docs/contracts.md) (missing fields take the default game's);
+        RulesError if
         a field is unknown, of the wrong type or the combination cannot be played."""
         if not isinstance(data, dict):
             raise RulesError("rules", "the rules are an object")
@@ -123,7 +128,8 @@ def _sides(seats: int, teams: bool) -> tuple[tuple[int, ...], ...]:
 
 
 def _check_type(name: str, value: object) -> None:
-    """A field's value must have the type §8.1 gives it (`true` is not a number)."""
+    """A field's value must have the type the rules object gives it (docs/contracts.md) (`true` is
+    not a number)."""
     if name in ("teams", "boneyard"):
         ok = type(value) is bool
     elif name in ("seats", "hand_size", "max_pip"):
@@ -194,7 +200,7 @@ PRESETS: dict[str, Rules] = {
 
 
 def named(text: str) -> Rules:
-    """A preset by name, or rules written as a §8.1 JSON object."""
+    """A preset by name, or rules written as a rules object in JSON (docs/contracts.md)."""
     if text in PRESETS:
         return PRESETS[text]
     try:

@@ -1,6 +1,6 @@
 """Bots play each other: `python -m domino.simulate --rounds N --seed S --seats A,B`.
 
-`--rules R` plays under a preset or a rules object written as JSON (SPEC §8); `--seats`
+`--rules R` plays under a preset or a rules object written as JSON (docs/rules.md); `--seats`
 then names one bot per seat. With a target, the rounds are played as matches back to back:
 a match that ends is followed by a new one, the previous winner leads where the rules say
 so, and each record carries the match's running score (the last match may stop unfinished).

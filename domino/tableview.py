@@ -71,7 +71,7 @@ class TableView:
 
     @property
     def commitment(self) -> str | None:
-        """The commitment to the current deal's server seed (SPEC §10), if it was fair."""
+        """The commitment to the current deal's server seed (docs/fair-deals.md), if it was fair."""
         return self.fair.commitment if self.fair else None
 
     @property

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Check the fair deals of domino round records (SPEC §10), with nothing but SHA-256 and HMAC.
+"""Check the fair deals of domino round records (docs/fair-deals.md), with nothing but SHA-256 and
+HMAC.
 
 Usage: python tools/check_deal.py [FILE.jsonl ...]   (no file: read standard input)
 
-Every line of the files is one round record (SPEC §7.1). For each record this prints
+Every line of the files is one round record (docs/contracts.md, the round record). For each record
+this prints
 `record N: ok`, `record N: FAILED: <reason>` or `record N: not checked (no fairness)`, then
 a summary. It exits 0 when no record failed, 1 when one did, 2 when a file cannot be read or
 a line is not JSON.

@@ -56,7 +56,7 @@ class Cluster:
 
     `state` holds the generated configurations, logs and nginx's scratch files; `data` each
     local shard's database; `replicas` each one's Litestream replica, a folder here, unless
-    `replica_url` names a place for them all (e.g. `s3://bucket/domino`: README). `trusted`
+    `replica_url` names a place for them all (e.g. `s3://bucket/domino`: docs/cluster.md). `trusted`
     are the addresses (or CIDR blocks) whose X-Forwarded-For nginx believes, e.g. a load
     balancer in front of it; with none, the client is whoever connects to nginx.
     """

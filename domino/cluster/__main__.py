@@ -4,7 +4,7 @@
     write    only write them (to read them, or to run them another way)
     restore  bring one shard's database back from its Litestream replica
 
-`make cluster SHARDS=N` runs `run`; `make restore SHARD=s1` runs `restore` (README, "Many shards").
+`make cluster SHARDS=N` runs `run`; `make restore SHARD=s1` runs `restore` (docs/cluster.md).
 """
 
 from __future__ import annotations

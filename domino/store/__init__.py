@@ -30,7 +30,8 @@ def m001_rooms_and_events(db: Database) -> None:
 
 @migrations()
 def m002_round_records(db: Database) -> None:
-    """Each finished round's record, written with the move that ends it (SPEC §7.1).
+    """Each finished round's record, written with the move that ends it (docs/contracts.md, the
+    round record).
 
     Rooms from before this table get theirs on first download (`records_stored` 0).
     """
@@ -44,7 +45,8 @@ def m002_round_records(db: Database) -> None:
 
 @migrations()
 def m003_fair_nonces_and_reviews(db: Database) -> None:
-    """The home page's single-use fair-deal nonces (SPEC §10), and each round's stored review."""
+    """The home page's single-use fair-deal nonces (docs/fair-deals.md), and each round's stored
+    review."""
     db["fair_nonces"].create({"nonce": str, "at": float}, pk="nonce")
     db["fair_nonces"].create_index(["at"])
     db["reviews"].create(

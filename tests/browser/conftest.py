@@ -123,7 +123,8 @@ def open_context(new_context, request):
 @pytest.fixture
 def rng_deals(monkeypatch):
     """Rooms deal straight from the server's seeded rng, unproven, as rooms did before fair
-    deals (SPEC §10): for tests that need a known deal, since browsers send random seeds."""
+    deals (docs/fair-deals.md): for tests that need a known deal, since browsers send random
+    seeds."""
 
     def deal_events(_fair, rules, _humans, rng):
         return [("deal", deal_to_dict(game.deal(rules, rng)))]

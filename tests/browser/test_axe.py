@@ -1,4 +1,5 @@
-"""Accessibility and layout of every kind of page, in light and dark mode (SPEC §5).
+"""Accessibility and layout of every kind of page, in light and dark mode (docs/rules.md, at the
+table).
 
 axe-core (vendored for the tests only, tests/vendor/) scans each state; a violation of impact
 "serious" or "critical" fails the test. At 360×740 and 1280×800 no page scrolls sideways, and

@@ -1,4 +1,5 @@
-"""Against the computer in a real browser (SPEC §4, §5), by the §7.3 hooks only.
+"""Against the computer in a real browser (docs/rules.md, the computer; docs/rules.md, at the
+table), by the page hooks (docs/contracts.md) only.
 
 The live server runs with BOT_DELAY_MS 0, so the computer's reply is pushed over the page's
 websocket right after each move. Every wait is on the page: an init script counts the

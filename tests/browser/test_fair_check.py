@@ -1,4 +1,4 @@
-"""Fair deals in the browser (SPEC §10): static/fair.js checks what the server dealt.
+"""Fair deals in the browser (docs/fair-deals.md): static/fair.js checks what the server dealt.
 
 Part A needs no room: on any page of the app, `DominoFair.checkRecord` goes over the 1,000
 records of tests/core/test_check_deal.py and must pass every one, recomputing Python's hands tile

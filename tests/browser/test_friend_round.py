@@ -1,4 +1,5 @@
-"""Two friends at one table, in two real browsers (SPEC §3, §5), using only the §7.3 hooks.
+"""Two friends at one table, in two real browsers (docs/rules.md, playing with friends;
+docs/rules.md, at the table), using only the page hooks (docs/contracts.md).
 
 Every move is made by clicking, and every wait is on the DOM (or on a websocket frame):
 after a move, both pages must show something new before the next move is looked for.
@@ -20,7 +21,7 @@ TIMEOUT_MS = 10_000
 HOST, GUEST = 0, 1  # the seats of the room's creator and of the friend who joins
 MAX_MOVES = 120  # a round has at most 14 draws, 28 plays and a few passes
 
-# One JSON snapshot of what a page shows through the §7.3 hooks.
+# One JSON snapshot of what a page shows through the page hooks (docs/contracts.md).
 VIEW_JS = """(() => {
   const one = (selector) => document.querySelector(selector);
   const tiles = (selector) =>
@@ -78,7 +79,7 @@ class Seat:
         ws.on("framereceived", received)
 
     def view(self) -> dict:
-        """What the page shows now, through the §7.3 hooks."""
+        """What the page shows now, through the page hooks (docs/contracts.md)."""
         return self.page.evaluate(VIEW_JS)
 
     def signature(self) -> str:

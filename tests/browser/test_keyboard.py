@@ -1,4 +1,5 @@
-"""Two friends play a whole round with the keyboard alone (SPEC §5), and hear each other's moves.
+"""Two friends play a whole round with the keyboard alone (docs/rules.md, at the table), and hear
+each other's moves.
 
 Only `page.keyboard` acts: Tab/Shift+Tab to reach a control, the arrows, Home and End inside the
 hand, Enter or Space to press, Escape to take a selection back. After every move focus must

@@ -1,6 +1,8 @@
-"""Rooms made from the rules card, and matches played to their end (SPEC §8), in real browsers.
+"""Rooms made from the rules card, and matches played to their end (docs/rules.md), in real
+browsers.
 
-Only the §7.3 hooks are read. After every round the running score (`data-score`) is worked
+Only the page hooks (docs/contracts.md) are read. After every round the running score (`data-score`)
+is worked
 out again from the hands the finished round shows open (`data-hand`, `data-opponent-hand`),
 under the rule of the room's preset.
 """

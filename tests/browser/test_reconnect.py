@@ -1,4 +1,5 @@
-"""A lost connection said out loud (issue 14, SPEC §7.3 `data-connection`), in real browsers.
+"""A lost connection said out loud (issue 14, docs/contracts.md, page hooks `data-connection`), in
+real browsers.
 
 The server runs as in production (gunicorn with the gevent worker: bench/faults.py's Server)
 on a free port with its database in tmp_path, so that killing it drops every socket at once,

@@ -1,4 +1,5 @@
-"""Tables of three and four (issue 15, SPEC §9) in real browsers, read through the §7.3 hooks.
+"""Tables of three and four (issue 15, docs/rules.md, tables of three and four) in real browsers,
+read through the page hooks (docs/contracts.md).
 
 Every page must agree, after every move, on the table's `data-seq`, whose turn it is
 (`data-turn` / `data-turn-seat`) and each other seat's tile count (`data-seat` with

@@ -1,4 +1,5 @@
-"""The simulator under rules (SPEC §7.2): `--rules`, matches in the records, rotations."""
+"""The simulator under rules (docs/contracts.md, the simulator): `--rules`, matches in the records,
+rotations."""
 
 from __future__ import annotations
 

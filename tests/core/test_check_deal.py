@@ -1,4 +1,4 @@
-"""The standalone checker tools/check_deal.py (SPEC §10) against the server's own deals.
+"""The standalone checker tools/check_deal.py (docs/fair-deals.md) against the server's own deals.
 
 The corpus is 1,000 finished rounds: 2, 3 and 4 seats, draw and block games, random and
 null client seeds, some of them duplicate rematches (`rotation`), dealt by the room's own

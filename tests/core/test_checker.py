@@ -273,11 +273,12 @@ def test_check_file_and_cli(tmp_path, capsys):
     assert checker.main([str(path)]) == 0
 
 
-# -- records with rules (SPEC §7.1, §8.1) ------------------------------------------------
+# -- records with rules (docs/contracts.md, the round record; docs/contracts.md, the rules object)
+# ------------------------------------------------
 
 
 def rules_of(**changes) -> dict:
-    """A full §8.1 rules object: the default game's with `changes`."""
+    """A full rules object (docs/contracts.md): the default game's with `changes`."""
     return {**checker.DEFAULT_RULES, **changes}
 
 
@@ -520,7 +521,8 @@ def test_a_record_with_rules_has_winners_and_scores_and_one_without_does_not():
     only(checker.check_record(rec), "result: expected exactly the keys")
 
 
-# -- matches (SPEC §7.1 `match`, §8.1 `target`) --------------------------------------------
+# -- matches (docs/contracts.md, the round record `match`, §8.1 `target`)
+# --------------------------------------------
 
 MATCH3 = {**BLOCK3, "target": 20}
 

@@ -1,4 +1,4 @@
-"""Fair deals (SPEC §10): the shuffle, checked against vectors worked out from the SPEC's
+"""Fair deals (docs/fair-deals.md): the shuffle, checked against vectors worked out from the SPEC's
 text alone (two readings of it, written apart, agree on them), and its properties."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Matches to a target: the running score is a fold of the rounds' outcomes (SPEC §8.1)."""
+"""Matches to a target: the running score is a fold of the rounds' outcomes (docs/contracts.md, the
+rules object)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The round record of SPEC §7.1: export of finished rounds, import that replays and refuses."""
+"""The round record of docs/contracts.md, the round record: export of finished rounds, import that
+replays and refuses."""
 
 from __future__ import annotations
 

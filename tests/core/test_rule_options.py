@@ -1,5 +1,6 @@
-"""The options of SPEC §8.1 one scenario at a time: openers, leads, blocked scorings, Goat,
-pairs, the rules object and the presets of §8.2."""
+"""The options of docs/contracts.md, the rules object one scenario at a time: openers, leads,
+blocked scorings, Goat,
+pairs, the rules object and the presets (docs/rules.md)."""
 
 from __future__ import annotations
 

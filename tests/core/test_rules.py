@@ -1,4 +1,5 @@
-"""The rules of SPEC §2, one scenario at a time, hands written as short strings."""
+"""The rules of docs/rules.md, the default game, one scenario at a time, hands written as short
+strings."""
 
 from __future__ import annotations
 

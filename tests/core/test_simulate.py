@@ -1,4 +1,5 @@
-"""The simulator of SPEC §7.2: command line, records, reproducibility and the summary."""
+"""The simulator of docs/contracts.md, the simulator: command line, records, reproducibility and the
+summary."""
 
 from __future__ import annotations
 
@@ -134,7 +135,8 @@ def test_bad_seats_are_refused_with_a_clear_message(capsys, seats, words):
 
 @pytest.mark.parametrize("name", bots.NAMES)
 def test_every_named_bot_plays_or_is_refused_clearly(tmp_path, capsys, name):
-    # SPEC §7.2 names random, greedy, easy, medium and hard; a level may come later.
+    # docs/contracts.md, the simulator names random, greedy, easy, medium and hard; a level may come
+    # later.
     out = tmp_path / "bot.jsonl"
     args = ["--rounds", "2", "--seed", "1", "--seats", f"{name},random", "--out", str(out)]
     if name in bots.BOTS:

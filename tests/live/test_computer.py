@@ -1,4 +1,5 @@
-"""Playing the computer through Flask's test client (SPEC §4, §7.3).
+"""Playing the computer through Flask's test client (docs/rules.md, the computer; docs/contracts.md,
+page hooks).
 
 The player is a `Table` (tests/support/webkit.py) with a fake socket attached to the hub, so the
 computer's moves, made off the request thread by the app's `Computer`, can be read as the

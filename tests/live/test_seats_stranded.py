@@ -1,4 +1,5 @@
-"""No one stranded, nothing played behind a person's back (issue 15, SPEC §9): a hand-over
+"""No one stranded, nothing played behind a person's back (issue 15, docs/rules.md, tables of three
+and four): a hand-over
 that completes a new-round request deals, the computer never plays a preview nor while a
 person is away, a seat comes back between rounds, and only the creator sets levels."""
 

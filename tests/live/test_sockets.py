@@ -40,7 +40,7 @@ def norm(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading a #table fragment through the page hooks of SPEC §7.3
+# Reading a #table fragment through the page hooks of docs/contracts.md, page hooks
 
 
 class Frame:

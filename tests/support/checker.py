@@ -1,9 +1,11 @@
-"""Independent checker of domino round records (SPEC §2 and §8 rules, §7.1 record format).
+"""Independent checker of domino round records (docs/rules.md, the default game; docs/rules.md
+rules, §7.1 record format).
 
 A clean-room second implementation of the game, written from the SPEC alone: standard library
 only and sharing no code with the ``domino`` package, so it cannot share its bugs. A record
-without ``rules`` is the two-seat double-six draw game of §2, its result exactly
-``winner``/``reason``/``points``; a record with ``rules`` (§8.1, every field) is played under
+without ``rules`` is the two-seat double-six draw game of docs/rules.md, its result exactly
+``winner``/``reason``/``points``; a record with ``rules`` (docs/contracts.md, every field) is played
+under
 them, its result adding ``winners`` and ``scores``; a record with ``match`` has its running
 score checked, and consecutive rounds of one match in a file are checked against each other.
 

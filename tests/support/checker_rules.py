@@ -1,5 +1,7 @@
-"""The rules part of the independent record checker: the rules object (SPEC §8.1), who
-opens, and what a finished round gives each seat (§2, §8.1).
+"""The rules part of the independent record checker: the rules object (docs/contracts.md, the rules
+object), who
+opens, and what a finished round gives each seat (docs/rules.md; docs/contracts.md, the rules
+object).
 
 Part of ``checker.py``'s clean-room implementation: standard library only, nothing from the
 ``domino`` package.
@@ -54,7 +56,7 @@ def is_int(value: object) -> bool:
 
 
 def rules_problems(rules: object) -> list[str]:
-    """Say why ``rules`` is not a playable §8.1 rules object written in full."""
+    """Say why ``rules`` is not a playable rules object (docs/contracts.md) written in full."""
     if not isinstance(rules, dict):
         return [f"rules: expected an object, got {rules!r}"]
     problems = [
@@ -78,7 +80,7 @@ def rules_problems(rules: object) -> list[str]:
 
 
 def combination_problems(rules: dict) -> list[str]:
-    """Say why well-typed rules cannot be played together (§8.1)."""
+    """Say why well-typed rules cannot be played together (docs/contracts.md, the rules object)."""
     seats, size, top = rules["seats"], rules["hand_size"], rules["max_pip"]
     if seats not in (2, 3, 4) or not 1 <= top <= 12:
         return [f"rules: {seats} seats with tiles up to {top} is not a game"]
@@ -107,7 +109,8 @@ def pip_total(hand: list[str]) -> int:
 
 
 def opening(hands: list[list[str]], opener: str = "highest-double") -> tuple[int, str]:
-    """Return (seat, tile) of the tile that makes its holder the opener (§2, §8.1)."""
+    """Return (seat, tile) of the tile that makes its holder the opener (docs/rules.md;
+    docs/contracts.md, the rules object)."""
     held = [(tile, seat) for seat, hand in enumerate(hands) for tile in hand]
 
     def low(pair):

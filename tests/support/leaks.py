@@ -19,7 +19,8 @@ of a round every browser presses its own "new-round" button (at two seats the se
 accepts). `--seats mix` takes the rooms' sizes in turn, 2, 3, 4. `--counter` makes every room
 with the tile counter on (the rules card's box), so every table carries its `data-counter`.
 
-Every answer and frame is also checked for a server seed of a fair deal (SPEC §10) shown too
+Every answer and frame is also checked for a server seed of a fair deal (docs/fair-deals.md) shown
+too
 soon: a `data-server-seed` before its round is over, or any seed the room committed to,
 anywhere in the text, before its deal's round is over (a seed for a deal not yet made, never).
 Prints a summary, then one JSON line.

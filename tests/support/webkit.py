@@ -157,7 +157,8 @@ def parse(html: str) -> Node:
     return builder.root
 
 
-# --- reading the SPEC §7.3 hooks ---------------------------------------------------------------
+# --- reading the docs/contracts.md, page hooks hooks
+# ---------------------------------------------------------------
 
 
 def norm(text: str) -> str:
@@ -197,7 +198,7 @@ def button(doc: Node, action: str) -> Node | None:
 
 
 def company(doc: Node) -> dict[int, Node]:
-    """The other seats of a table of three or four (SPEC §7.3 `data-seat` with
+    """The other seats of a table of three or four (docs/contracts.md, page hooks `data-seat` with
     `data-count`), by absolute seat."""
     return {int(n.get("data-seat")): n for n in doc.find_all("data-count") if n.has("data-seat")}
 

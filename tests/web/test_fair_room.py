@@ -1,4 +1,5 @@
-"""Fair deals in rooms (SPEC §10): committed before, seeded by the players, revealed after."""
+"""Fair deals in rooms (docs/fair-deals.md): committed before, seeded by the players, revealed
+after."""
 
 from __future__ import annotations
 

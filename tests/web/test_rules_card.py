@@ -1,4 +1,5 @@
-"""The rules card on the home page, the invitation's rules and the rules in words (SPEC §7.3, §8).
+"""The rules card on the home page, the invitation's rules and the rules in words
+(docs/contracts.md, page hooks; docs/rules.md).
 
 Every browser is a `Table` (tests/support/webkit.py) with CSRF protection on. A card is posted as a
 browser would post it: every field of the form with its current value (`card_fields`).
@@ -153,7 +154,8 @@ def test_the_card_offers_the_presets_with_their_values_from_the_server(app):
 
 
 def _as_rules(fields: dict) -> dict:
-    """A card's fields back into a §8.1 object (what the server does, written again here)."""
+    """A card's fields back into a rules object (docs/contracts.md) (what the server does, written
+    again here)."""
     target = fields["target_points"] if fields["target"] == "other" else fields["target"]
     return {
         "seats": int(fields["seats"]),

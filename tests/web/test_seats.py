@@ -1,4 +1,5 @@
-"""Rooms of two to four seats (issue 15, SPEC §9): one link fills the seats in order, the
+"""Rooms of two to four seats (issue 15, docs/rules.md, tables of three and four): one link fills
+the seats in order, the
 computer takes the seats it is given, every person's word deals again, and a seat whose
 player is away for long is handed to the computer and taken back at its turn."""
 

@@ -1,7 +1,8 @@
 """The table's story (issue 14): the move list and the other seats' recent turns.
 
 Unit tests of domino/web/view/story.py on the rules core's own histories, then whole rounds
-through the Flask test client: every table a seat is sent holds the SPEC §7.3 move list
+through the Flask test client: every table a seat is sent holds the docs/contracts.md, page hooks
+move list
 (`data-move-list`, one `data-move` per public move, in order, with the absolute seat, the
 action and a play's tile as laid) and names no tile that seat may not see.
 """

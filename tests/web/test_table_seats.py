@@ -1,4 +1,5 @@
-"""What a player sees at a table of three or four (issue 15, SPEC §7.3, §9), through Flask's
+"""What a player sees at a table of three or four (issue 15, docs/contracts.md, page hooks;
+docs/rules.md, tables of three and four), through Flask's
 test client: one element per other seat with its hooks in every state of the table, names
 by place or by a display name (escaped), who did what, the seat controls, the card that makes
 these tables, and the two-seat table left as it was.
@@ -70,7 +71,8 @@ def announce(table: Table) -> str:
 
 
 def check_hooks(table: Table, full: bool = True) -> Node:
-    """The SPEC §7.3 hooks of a table of three or four, as the room stands; its document."""
+    """The docs/contracts.md, page hooks hooks of a table of three or four, as the room stands; its
+    document."""
     doc = table.doc
     state, me = table.state, table.seat
     rules = state.rules

@@ -1,4 +1,5 @@
-"""The friend-room web layer through Flask's test client (SPEC §3, §5, §7.3).
+"""The friend-room web layer through Flask's test client (docs/rules.md, playing with friends;
+docs/rules.md, at the table; docs/contracts.md, page hooks).
 
 Every browser is a `Table` (tests/support/webkit.py): its own test client, with the CSRF token,
 tab id and `seq` filled in as htmx would. Sockets are fake connections attached to the hub, so a

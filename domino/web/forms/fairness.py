@@ -1,11 +1,12 @@
-"""The home page's commitment to a room's first deal (SPEC §10), made before the room exists.
+"""The home page's commitment to a room's first deal (docs/fair-deals.md), made before the room
+exists.
 
 The page shows the commitment to a server seed derived from a fresh nonce, in a signed token;
 the creation form sends the token back with the browser's client seed. The seed is
 HMAC(key, nonce) with a key derived from SECRET_KEY, so the server keeps nothing per page, and
 the store spends each nonce once (a reused or stale token commits afresh and drops the seed).
 
-A shard (README, "Many shards") spends only its own nonces, so each nonce names the shard that
+A shard (docs/cluster.md) spends only its own nonces, so each nonce names the shard that
 made it: a token made by another shard also commits afresh, or one nonce (one server seed) could
 start a room on every shard. The page's creation forms post to its own shard (`?shard=`).
 """

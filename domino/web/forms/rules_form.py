@@ -1,7 +1,9 @@
-"""The home page's rules card (SPEC §7.3, §8): a posted card into `Rules` and the computer's
+"""The home page's rules card (docs/contracts.md, page hooks; docs/rules.md): a posted card into
+`Rules` and the computer's
 level, the card's fields for given rules, and the words for a setting the card refuses.
 
-Only the fields of §8.1 are read (`seats` as 2, 3 or 4, `teams` following it: pairs exactly
+Only the fields of the rules object (docs/contracts.md) are read (`seats` as 2, 3 or 4, `teams`
+following it: pairs exactly
 at four; `boneyard` as draw/block; `target` as none, a number, or "other" with the number in
 `target_points`); any other key is ignored, so `max_pip` and `teams` are never set from a
 form. A posted `preset` is the starting point and each posted field overrides it; nothing
@@ -37,7 +39,8 @@ TARGETS = ("50", "100", "150")
 MOST_POINTS = 1000
 NUMBER = re.compile(r"[0-9]{1,4}")
 LONGEST = 40  # a posted value longer than any of ours is not one of ours
-SEATS = ("2", "3", "4")  # the card's tables (SPEC §9); four is always two pairs
+# the card's tables (docs/rules.md, tables of three and four); four is always two pairs
+SEATS = ("2", "3", "4")
 MOST_BLOCK = DEFAULT.set_size // DEFAULT.seats  # tiles per hand that fit at all (two seats)
 MOST_DRAW = (DEFAULT.set_size - 1) // DEFAULT.seats  # ... leaving one to draw
 
@@ -52,7 +55,7 @@ class CardError(ValueError):
 
 
 def card_presets() -> dict[str, Rules]:
-    """The presets the card offers: those of SPEC §8.2, in their order."""
+    """The presets the card offers: those of docs/rules.md, presets, in their order."""
     return {name: rules for name, rules in PRESETS.items() if name in rules_text.PRESET_NAMES}
 
 
@@ -92,7 +95,8 @@ def level_from_form(form) -> str:
 def counter_from_form(form) -> bool:
     """Whether the card turns the tile counter on (its checkbox `counter`, posted as "on").
 
-    The counter is a table aid, not a rule: it stays outside the rules object (§8.1)."""
+    The counter is a table aid, not a rule: it stays outside the rules object (docs/contracts.md,
+    the rules object)."""
     value = _posted(form, "counter")
     if value in (None, ""):
         return False

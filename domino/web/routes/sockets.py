@@ -75,7 +75,7 @@ class Pinger:
     let go, and so shown away, one to two intervals after.
 
     simple-websocket's own pings cost each socket a timed select per ping, more than twice
-    the CPU of this (idle sockets, README): here one loop sends them all, a share every
+    the CPU of this (idle sockets, docs/benchmarks.md): here one loop sends them all, a share every
     STEP_SECONDS so that no step holds the event loop long (nor brings all the pongs back at
     once), and the readers just read (they note each pong in `pong_received`).
     """

@@ -115,7 +115,8 @@ CHAINS = kept(LINES_KEPT)  # by (room, language): (line, last, chain)
 
 
 def chain(tv: TableView, said: Words, speak: Speaker) -> Markup:
-    """The line of play's list (SPEC §7.3 `data-chain`), drawn once for every seat of a room
+    """The line of play's list (docs/contracts.md, page hooks `data-chain`), drawn once for every
+    seat of a room
     that reads the same language, until the line or its newest tile changes."""
     line, last = tv.game.line, last_laid(tv)
     key = (tv.room, said.lang)
@@ -131,7 +132,8 @@ def chain(tv: TableView, said: Words, speak: Speaker) -> Markup:
 
 
 def hand(tv: TableView, speak: Speaker, options, selected, room_url: str) -> Markup:
-    """The own hand's buttons (SPEC §7.3 `data-hand`), each one looked up, with what pressing
+    """The own hand's buttons (docs/contracts.md, page hooks `data-hand`), each one looked up, with
+    what pressing
     it does: play it at once, choose its end, or nothing."""
     opening, parts = tv.game.opening, []
     for tile in tv.game.hand:

@@ -44,7 +44,8 @@ LAID_ITEM = Markup('<li class="{}" data-tile="{}"{} aria-label="{}">{}</li>')
 NEWEST = Markup(" data-last")
 CHAIN = Markup('<ol class="chain" data-chain aria-label="{}">{}\n  </ol>')
 
-# A tile of the own hand (SPEC §7.3): what it does when pressed goes between `head` and `tail`.
+# A tile of the own hand (docs/contracts.md, page hooks): what it does when pressed goes between
+# `head` and `tail`.
 BUTTON_HEAD = Markup('<button type="button" id="tile-{0}" class="tile{1}{2}" data-tile="{0}" ')
 BUTTON_NAME = Markup('aria-label="{}"')
 BUTTON_TAIL = Markup("{}>{}</button>")

@@ -245,7 +245,8 @@ RULES_LINES = kept()  # by (language, rules)
 
 
 def _rules_line(tv: TableView, said: Words) -> Markup:
-    """The room's rules in one line, with them as JSON (SPEC §7.3 `data-rules`), drawn once
+    """The room's rules in one line, with them as JSON (docs/contracts.md, page hooks `data-rules`),
+    drawn once
     per language and rules."""
     key = (said.lang, tv.rules)
     found = recall(RULES_LINES, key)
@@ -262,7 +263,8 @@ def _recent(note: Note) -> Markup:
 
 
 def _company(tv: TableView, said: Words) -> Markup:
-    """Each other seat at a table of three or four (SPEC §7.3 `data-seat`), as West, North
+    """Each other seat at a table of three or four (docs/contracts.md, page hooks `data-seat`), as
+    West, North
     and East, each drawn once for as long as it, its turn and where it sits stay the same."""
     over, turn, parts = tv.game.over, tv.game.turn, []
     for c in naming.shown_company(tv):

@@ -11,7 +11,7 @@ from .messages import N_
 
 SEPARATOR = " · "
 
-# The presets the card offers (SPEC §8.2), by name, in the card's order.
+# The presets the card offers (docs/rules.md, presets), by name, in the card's order.
 PRESET_NAMES = {
     "classic": N_("Classic"),
     "match-100": N_("Match to 100"),

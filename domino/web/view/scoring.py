@@ -190,7 +190,8 @@ SCORES = kept()  # by (language, seat, rules, kind, scores)
 
 
 def score(tv: TableView, said: Words) -> Markup:
-    """The match's score, each side's own first (SPEC §7.3 `data-score`), drawn once per
+    """The match's score, each side's own first (docs/contracts.md, page hooks `data-score`), drawn
+    once per
     seat and score (a player's own name, in a side's name, is never kept)."""
     named = any(c.name for c in tv.company)
     key = (said.lang, tv.seat, tv.rules, tv.kind, tv.match.scores)

@@ -2,7 +2,8 @@
 
 Everything here is read from a seat's `TableView`, from its public history only: a drawn
 tile is never named, whoever drew it. `steps` and `recent` are plain data; a `Teller` words
-them in the page's language (SPEC §7.3 `data-move-list`, one `data-move` per public move).
+them in the page's language (docs/contracts.md, page hooks `data-move-list`, one `data-move` per
+public move).
 
 At a table of three or four several seats may move between two moves of one's own: the
 notes then hold one line per seat that moved since, its latest turn summed up ("West drew

@@ -96,8 +96,7 @@ class Rules:
         return _sides(self.seats, self.teams)
 
     def to_json(self) -> dict:
-        """the rules object (docs/contracts.md) (with `max_pip` only for a set
-        other than
+        """The rules object (docs/contracts.md; with `max_pip` only for a set other than
         double-six, which no room plays)."""
         values = asdict(self)
         written = {name: values[name] for name in JSON_FIELDS}
@@ -107,9 +106,9 @@ class Rules:
 
     @classmethod
     def from_json(cls, data: object) -> Rules:
-        """Rules from a rules object (docs/contracts.md) (missing fields take the default game's);
-        RulesError if
-        a field is unknown, of the wrong type or the combination cannot be played."""
+        """Rules from a rules object (docs/contracts.md; missing fields take the default
+        game's); RulesError if a field is unknown, of the wrong type or the combination cannot
+        be played."""
         if not isinstance(data, dict):
             raise RulesError("rules", "the rules are an object")
         unknown = sorted(set(data) - {*JSON_FIELDS, "max_pip"})

@@ -521,8 +521,7 @@ def test_a_record_with_rules_has_winners_and_scores_and_one_without_does_not():
     only(checker.check_record(rec), "result: expected exactly the keys")
 
 
-# -- matches (docs/contracts.md, the round record `match`, §8.1 `target`)
-# --------------------------------------------
+# -- matches (docs/contracts.md: the round record's `match`, the rules object's `target`) ------
 
 MATCH3 = {**BLOCK3, "target": 20}
 

@@ -1,5 +1,5 @@
-"""Independent checker of domino round records (docs/rules.md, the default game; docs/rules.md
-rules, §7.1 record format).
+"""Independent checker of domino round records (docs/rules.md: the default game and its options;
+docs/contracts.md: the round record).
 
 A clean-room second implementation of the game, written from the SPEC alone: standard library
 only and sharing no code with the ``domino`` package, so it cannot share its bugs. A record

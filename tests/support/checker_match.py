@@ -1,5 +1,5 @@
-"""The match part of the independent record checker (docs/contracts.md, the round record ``match``,
-§8.1 ``target``).
+"""The match part of the independent record checker (docs/contracts.md: the round record's
+``match``, the rules object's ``target``).
 
 Part of ``checker.py``'s clean-room implementation: standard library only, nothing from the
 ``domino`` package. ``game`` is the checker's ``Game`` (its ``seats``, ``side_of`` and the

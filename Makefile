@@ -31,7 +31,7 @@ messages: $(STAMP)
 run: $(STAMP) $(COMPILED)
 	mkdir -p instance
 	DOMINO_DB="$(DOMINO_DB)" DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" \
-		$(VENV)/bin/flask --app app run --host "$(HOST)" --port "$(PORT)"
+		$(VENV)/bin/python app.py --host "$(HOST)" --port "$(PORT)"
 
 # Production: one gevent worker holds every socket; its settings are in gunicorn.conf.py.
 serve: $(STAMP) $(COMPILED)

@@ -76,3 +76,23 @@ def _persistent_secret_key(path):
         finally:
             tmp.unlink()
     return path.read_text().strip()
+
+
+def main(argv=None) -> None:
+    """`make run`: the app on Werkzeug's development server at --host and --port, its background
+    work started first (as gunicorn's hooks start it for `make serve`)."""
+    import argparse
+
+    from domino.web import start_background
+
+    parser = argparse.ArgumentParser(description="Domino online on a development server.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    app = create_app()
+    start_background(app)
+    app.run(host=args.host, port=args.port, threaded=True)
+
+
+if __name__ == "__main__":
+    main()

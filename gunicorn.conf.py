@@ -50,16 +50,18 @@ def post_fork(server, worker):
 
 
 def post_worker_init(worker):
-    """Start the computer's deciders before serving (starting one blocks the event loop for a
-    moment), leave what the app loaded at start out of every later collection, and from then
-    on freeze the long-lived heap every half minute (domino/server/worker.py: keep_heap_frozen)."""
+    """Start the app's background work before serving (the computer's deciders: starting one
+    blocks the event loop for a moment; the sweep of idle rooms), leave what the app loaded at
+    start out of every later collection, and from then on freeze the long-lived heap every half
+    minute (domino/server/worker.py: keep_heap_frozen)."""
     import gc
 
     import gevent
 
     from domino.server.worker import keep_heap_frozen
+    from domino.web import start_background
 
-    worker.wsgi.extensions["domino"].computer.start()
+    start_background(worker.wsgi)
     gc.freeze()
     gevent.spawn(keep_heap_frozen)
 

@@ -72,10 +72,18 @@ def init_app(app: Flask, rng=None) -> Tables:
         removed = services.purge(days * 86400)
         click.echo(f"deleted {len(removed)} idle room(s)")
 
-    sweep = app.config.get("PURGE_EVERY_SECONDS", 3600)
-    if sweep and not app.testing:
-        _start_sweeper(services, sweep)
     return services
+
+
+def start_background(app: Flask) -> None:
+    """Start what runs beside the requests, from the server's own hooks (gunicorn.conf.py's
+    post_worker_init, app.py's development server), never from the factory: the computer's
+    deciders, and the sweep that deletes idle rooms every PURGE_EVERY_SECONDS (0: none)."""
+    services = app.extensions["domino"]
+    services.computer.start()
+    sweep = app.config.get("PURGE_EVERY_SECONDS", 3600)
+    if sweep:
+        _start_sweeper(services, sweep)
 
 
 def _start_sweeper(rooms: Tables, every: float) -> None:

@@ -4,9 +4,11 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from app import create_app
+from domino.web import start_background
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,3 +110,15 @@ def test_without_proxies_forwarded_headers_are_ignored(app):
     )
     seat_cookie = next(c for c in created.headers.get_all("Set-Cookie") if c.startswith("seat="))
     assert "Secure" not in seat_cookie
+
+
+def test_the_factory_starts_no_background_work_and_the_servers_hook_does(tmp_path):
+    def sweepers() -> int:
+        return sum(1 for thread in threading.enumerate() if thread.name == "purge-rooms")
+
+    before = sweepers()
+    app = create_app({"DOMINO_DB": str(tmp_path / "d.sqlite3"), "SECRET_KEY": "x"})
+    assert sweepers() == before  # create_app only builds (flaskr): nothing runs yet
+    start_background(app)  # gunicorn.conf.py's post_worker_init, app.py's development server
+    assert sweepers() == before + 1
+    assert app.extensions["domino"].computer.wait_idle(10)

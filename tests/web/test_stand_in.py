@@ -191,18 +191,25 @@ def test_the_hand_over_offers_no_level_and_takes_none(app):
     assert app.extensions["domino"].rooms.get(host.room).bots == (None, "medium")
 
 
-def test_the_others_cannot_switch_the_stand_ins_level(app):
+def three_with_the_guest_away(app, level: str) -> Table:
+    """A table of three: the host (seat 0, connected), the guest in seat 1 away for an hour,
+    seat 2 given to the computer at `level`; the host's table is fresh."""
     host = Table(app)
     host.create_room(preset="three")
     host.connect()
     host.fragment()
-    assert host.post("computer", seat=2, level="hard", seq=None).status_code == 200
+    assert host.post("computer", seat=2, level=level, seq=None).status_code == 200
     guest = Table(app, host.room)
     guest.open()
     guest.join()
     guest.connect("100.b")
     away(app, guest)
     host.fragment()
+    return host
+
+
+def test_the_others_cannot_switch_the_stand_ins_level(app):
+    host = three_with_the_guest_away(app, "hard")
     assert host.post("computer", seat=1, level="easy", seq=None).status_code == 200
     before = host.log
     response = host.post("level", seat=1, level="easy", seq=None)
@@ -215,17 +222,7 @@ def test_the_others_cannot_switch_the_stand_ins_level(app):
 
 
 def test_a_press_mid_round_asks_the_away_player_and_deals_nothing(app):
-    host = Table(app)
-    host.create_room(preset="three")
-    host.connect()
-    host.fragment()
-    assert host.post("computer", seat=2, level="easy", seq=None).status_code == 200
-    guest = Table(app, host.room)
-    guest.open()
-    guest.join()
-    guest.connect("100.b")
-    away(app, guest)
-    host.fragment()
+    host = three_with_the_guest_away(app, "easy")
     assert host.post("computer", seat=1, seq=None).status_code == 200
     services = app.extensions["domino"]
     assert services.computer.wait_idle()

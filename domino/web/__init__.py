@@ -45,7 +45,9 @@ def init_app(app: Flask, rng=None) -> Tables:
     services = Tables(app, rooms, Hub(app.config.get("AWAY_CLOCK") or time.monotonic))
     delay, processes = app.config["BOT_DELAY_MS"], app.config["BOT_PROCESSES"]
     decide = app.config.get("BOT_DECIDE")
-    services.computer = Computer(app, services, delay, processes, rooms.rng, decide=decide)
+    services.computer = Computer(
+        app, services, delay, processes, rooms.rng, decide=decide, asker=limits.requester
+    )
     app.extensions["domino"] = services
     csrf.init_app(app)
     app.register_blueprint(pages.bp)

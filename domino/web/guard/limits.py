@@ -56,7 +56,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from flask import Flask, g, render_template, request
+from flask import Flask, g, has_request_context, render_template, request
 from limits import RateLimitItem, parse_many
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
@@ -84,6 +84,12 @@ def client_address() -> str:
     """The client's address as a budget key: IPv4 as is, IPv6 by its /64 network."""
     address = request.remote_addr or "127.0.0.1"
     return subscriber(address) or address
+
+
+def requester() -> str | None:
+    """The client address of the request being served (as `client_address`), None outside
+    one: whose the computer's decisions are (web/live/computer.py)."""
+    return client_address() if has_request_context() else None
 
 
 def seat_key() -> str:

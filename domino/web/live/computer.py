@@ -27,10 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 
-from flask import has_request_context, request
-
 from ... import bots
-from ...addresses import subscriber
 from ...views import seat_view
 from .pools import FairQueue, Job
 
@@ -110,7 +107,15 @@ class Computer:
     """The seats the computer plays, in every room of one app."""
 
     def __init__(
-        self, app, tables, delay_ms: int, processes: int, rng, clock=time.monotonic, decide=None
+        self,
+        app,
+        tables,
+        delay_ms: int,
+        processes: int,
+        rng,
+        clock=time.monotonic,
+        decide=None,
+        asker=None,
     ):
         self.app = app
         self.tables = tables
@@ -126,7 +131,9 @@ class Computer:
         )
         self._later = 0  # decisions to be asked again after a back-off (their timers)
         self._idle = threading.Condition()
-        self._asker = threading.local()  # the owner of the decision this thread plays
+        # () -> the client address of the request being served, None outside a request
+        self.asker = asker or (lambda: None)
+        self._playing = threading.local()  # the owner of the decision this thread plays
 
     def nudge(self, room, settle: bool = False) -> None:
         """If a seat the computer plays is to move in `room`, decide (once per position) and
@@ -143,10 +150,7 @@ class Computer:
     def _owner(self) -> str:
         """Whose decision this is: the requesting client's address (an IPv6 /64), or the
         owner of the decision whose move led to it."""
-        if has_request_context():
-            address = request.remote_addr or HOUSE
-            return subscriber(address) or address
-        return getattr(self._asker, "owner", HOUSE)
+        return self.asker() or getattr(self._playing, "owner", HOUSE)
 
     def _offer(self, room, owner: str, settle: bool = False, attempt: int = 0) -> None:
         seat = room.round.turn
@@ -192,7 +196,7 @@ class Computer:
                 self.queue.wait_idle(min(left, 0.05))
 
     def _move(self, room_id, seq, level, view, seed, since, owner, attempt) -> None:
-        self._asker.owner = owner  # the moves this one leads to are this owner's too
+        self._playing.owner = owner  # the moves this one leads to are this owner's too
         try:
             action = self.decide(level, view, seed)
         except (FutureTimeout, BrokenProcessPool) as error:

@@ -29,9 +29,9 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from flask_babel import gettext
 
 from ... import review
-from ...addresses import subscriber
 from ...record import from_record
 from ...room import form_number
+from ..guard.limits import client_address
 from ..live.computer import pool
 from ..live.pools import FairQueue, Job
 from ..seats import seated, tables
@@ -215,7 +215,7 @@ def _analysis(room, seat: int, seq: int, text: str, rounds) -> dict:
     """What the analysis area shows: the rows `seat` may see, or the state of the job."""
     made = reviews().stored(room.id, seq)
     if made is None:
-        state, ahead = reviews().request(room.id, seq, text, seat, _address())
+        state, ahead = reviews().request(room.id, seq, text, seat, client_address())
         place = None if ahead is None or state == "running" else ahead + 1
         return {"ready": False, "job": state, "place": place, "rows": [], "partial": None}
     tv = tables().view(room, seat, live=False)
@@ -224,12 +224,6 @@ def _analysis(room, seat: int, seq: int, text: str, rounds) -> dict:
     rows = [_row(row, tv) for row in shown]
     partial = hidden if len(shown) < len(made["decisions"]) else None
     return {"ready": True, "job": "ready", "place": None, "rows": rows, "partial": partial}
-
-
-def _address() -> str:
-    """The requesting client, as the review queue counts it (an IPv6 address by its /64)."""
-    address = request.remote_addr or ""
-    return subscriber(address) or address
 
 
 def held_back(room, seq: int, rounds) -> str | None:

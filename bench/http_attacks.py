@@ -132,7 +132,7 @@ PREPARE = """
 import json, random, sys
 from domino import game
 from domino.events import DRAW, Play
-from domino.store.rooms import Rooms
+from domino.store.cache import Rooms
 from domino.store import Store
 
 store = Store(sys.argv[1])

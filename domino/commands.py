@@ -1,7 +1,7 @@
 """Every command on a room, decided once (no store, no Flask): a `Decision` holds the events
 to store, the room they fold to and the records of the rounds they finish; a refused command
 raises RoomError or IllegalMove. Each event is folded in exactly once, here: the store keeps
-the events and caches the room decided (`domino.store.rooms`), and the web layer passes in
+the events and caches the room decided (`domino.store.cache`), and the web layer passes in
 what only it knows (who is connected, who is away long, the seat acting) and decides nothing.
 """
 

@@ -1,6 +1,6 @@
 """A room's round records (docs/contracts.md, the round record): who sat where, and the record of
 each round its events
-finish (no store, no Flask: `domino.store.rooms` stores what these make)."""
+finish (no store, no Flask: `domino.store.cache` stores what these make)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,18 @@
-"""What one seat may see: the only thing bots and templates receive."""
+"""What one seat may see, the only thing bots and templates receive (`SeatView`), and what its
+table shows: the seat view plus the room's public facts (`TableView`). No Flask."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .counter import TileCounter, tile_counter
+from .duplicate import DuplicateResult, duplicate_result
 from .events import Action, PublicMove, builder
 from .game import Outcome, State, legal_actions, outcome
-from .rules import Rules
+from .match import Match
+from .room import Room
+from .rules import DEFAULT, Rules
 from .tiles import Laid, Tile
 
 
@@ -77,4 +82,170 @@ def seat_view(state: State, seat: int, counter: bool = False) -> SeatView:
         result,
         hands if result is not None else None,
         tile_counter(state.rules, seat, hand, line, state.history) if counter else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Company:
+    """Another seat as this seat's table shows it.
+
+    `computer` is the level the computer plays it at (None: a person plays it, or nobody yet);
+    `held` says a person holds it (so a seat with both was handed to the computer while its
+    player was away); `away_long` says its player has been away long enough to hand it over.
+    """
+
+    seat: int
+    count: int
+    connected: bool
+    partner: bool
+    computer: str | None
+    held: bool
+    name: str
+    away_long: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Fairness:
+    """The public side of a room's fair deals: the current deal's commitment and round, its
+    server seed once the round is over (None before: never held by a view mid-round), and
+    the commitment to the next deal's seed."""
+
+    commitment: str | None
+    server_seed: str | None
+    round: int | None
+    next_commitment: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """Everything one seat's table shows; templates receive this, never the room."""
+
+    room: str
+    kind: str
+    seat: int
+    game: SeatView
+    seq: int
+    full: bool  # every seat is taken (by a person or the computer), as `Room.full` says
+    others_connected: bool  # the table is full and every other seat is here (or the computer)
+    request: str | None
+    live: bool
+    active: bool
+    level: str | None = None
+    rules: Rules = DEFAULT
+    match: Match | None = None
+    matches: int = 0
+    company: tuple[Company, ...] = ()
+    name: str = ""
+    handed: bool = False  # the computer plays this seat until its player's turn comes again
+    fair: Fairness | None = None
+    request_kind: str | None = None  # "round" or "rematch", while a request is open
+    rematch: bool = False  # the round in play replays the one before it, hands turned
+    duplicate: DuplicateResult | None = None  # a finished rematch beside the round it replayed
+
+    @property
+    def commitment(self) -> str | None:
+        """The commitment to the current deal's server seed (docs/fair-deals.md), if it was fair."""
+        return self.fair.commitment if self.fair else None
+
+    @property
+    def server_seed(self) -> str | None:
+        """The current deal's server seed, revealed once its round is over."""
+        return self.fair.server_seed if self.fair else None
+
+    @property
+    def waiting(self) -> bool:
+        """True when play is held up because another seat is missing."""
+        return not (self.full and self.others_connected) and not self.game.over
+
+    @property
+    def between_rounds(self) -> bool:
+        """True when the round is over and the match (if any) goes on: "Continue" deals."""
+        return self.game.over and not (self.match is not None and self.match.over)
+
+    @property
+    def others(self) -> tuple[int, ...]:
+        """Every seat of the table but this one, in seat order."""
+        return tuple(seat for seat in range(self.rules.seats) if seat != self.seat)
+
+    @property
+    def people(self) -> int:
+        """How many people hold a seat at this table, this one included: a seat the computer
+        plays while its player is away counts, as a new deal mid-round waits for their word
+        too (`Room.voices`)."""
+        return 1 + sum(1 for other in self.company if other.held)
+
+
+def table_view(
+    room: Room, seat: int, present: Collection[int], live: bool = True, away_long=()
+) -> TableView:
+    """What `seat` sees of `room`; `present` holds the seats with a live socket, `away_long`
+    those away long enough to be handed to the computer; `live` is False until the page's
+    own socket is open."""
+    view = seat_view(room.round, seat, counter=room.counter)
+    request = None
+    if room.request is not None:
+        request = "mine" if seat in room.agreed else "theirs"
+    company = tuple(_company(room, view, s, present, away_long) for s in _others(room, seat))
+    connected = room.full and all(other.connected for other in company)
+    return TableView(
+        room=room.id,
+        kind=room.kind,
+        seat=seat,
+        game=view,
+        seq=room.seq,
+        full=room.full,
+        others_connected=connected,
+        request=request,
+        live=live,
+        active=connected and live and view.my_turn and not room.handed(seat),
+        level=room.level,
+        rules=room.rules,
+        match=room.match,
+        matches=room.matches,
+        company=company,
+        name=room.names[seat],
+        handed=room.handed(seat),
+        fair=_fairness(room),
+        request_kind=room.request_kind,
+        rematch=room.duplicate is not None,
+        duplicate=_duplicate(room, seat),
+    )
+
+
+def _duplicate(room: Room, seat: int) -> DuplicateResult | None:
+    """Both rounds of a finished rematch as `seat` played them (every hand is public now)."""
+    if room.duplicate is None or not room.round.over:
+        return None
+    return duplicate_result(room.duplicate, room.round, seat)
+
+
+def _fairness(room: Room) -> Fairness:
+    """What the table may show of the room's fair deals now."""
+    current = room.fair.current or {}
+    over = room.round is not None and room.round.over
+    return Fairness(
+        current.get("commitment"),
+        current.get("server_seed") if over else None,
+        current.get("round"),
+        room.fair.next_commitment,
+    )
+
+
+def _others(room: Room, seat: int) -> list[int]:
+    """The other seats, in turn order from this one."""
+    seats = room.rules.seats
+    return [(seat + step) % seats for step in range(1, seats)]
+
+
+def _company(room: Room, view: SeatView, other: int, present, away_long) -> Company:
+    held, bot = room.seats[other] is not None, room.bots[other]
+    return Company(
+        seat=other,
+        count=view.counts[other],
+        connected=bot is not None or (held and other in present),
+        partner=room.rules.teams and room.rules.side(other) == room.rules.side(view.seat),
+        computer=bot,
+        held=held,
+        name=room.names[other],
+        away_long=held and bot is None and other in away_long,
     )

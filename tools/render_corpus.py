@@ -33,7 +33,7 @@ from domino.actions import fold_in, fresh_deal, level_event, name_event, rules_e
 from domino.commands import decide, move
 from domino.room import Room, empty
 from domino.rules import DEFAULT, PRESETS
-from domino.tableview import table_view
+from domino.views import table_view
 from domino.web.view import i18n, rules_text
 from domino.web.view.faces import face
 from domino.web.view.messages import NOTICES, notice, refusal

@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..room import IDLE_SECONDS
 from ..store import Store
-from ..store.rooms import Rooms
+from ..store.cache import Rooms
 from .live.computer import Computer
 from .live.hub import Hub
 from .live.tables import Tables
@@ -36,7 +36,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     security.init_app(app)
     i18n.init_app(app)
     app.jinja_env.globals["face"] = face
-    # Creation forms post to the shard that drew their page (`?shard=`: web/forms/fairness.py).
+    # Creation forms post to the shard that drew their page (`?shard=`: web/forms/seeds.py).
     app.jinja_env.globals["own_shard"] = app.config["SHARD"] or None
     rules_text.register(app)  # rules_line(rules), rules_sentences(rules)
     sync_delay = app.config["SYNC_DELAY_MS"] / 1000  # a slow disk, for tests and benches

@@ -1,5 +1,5 @@
 """Round review in a real browser: the link in the result, the spinner while the review pool
-works, then the costly moves marked (the ones `review.analyze` finds), and the arrow keys."""
+works, then the costly moves marked (the ones `analysis.analyze` finds), and the arrow keys."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 
 from playwright.sync_api import expect
 
-from domino import review
+from domino.bots import analysis
 from domino.web.routes.review import seed_of
 from tests.browser.test_friend_round import (
     create_room,
@@ -24,7 +24,7 @@ REVIEW_MS = 90_000  # the review pool runs below everything else on a shared mac
 
 def costly_seat(text: str):
     """The first seat with costly moves in this record's review, and their rows."""
-    made = review.analyze(text, seed_of(text))
+    made = analysis.analyze(text, seed_of(text))
     for seat in (0, 1):
         rows = [row for row in made["decisions"] if row["seat"] == seat and row["costly"]]
         if rows:

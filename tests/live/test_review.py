@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from domino import game, review
+from domino import game
+from domino.bots import analysis
 from domino.events import Play
 from domino.record import dumps, from_record, to_record
 from domino.views import seat_view
@@ -46,7 +47,7 @@ BAD_INDEX = 7
 
 
 def test_the_review_marks_the_one_bad_move_as_the_costliest():
-    made = review.analyze(BAD, seed=1)
+    made = analysis.analyze(BAD, seed=1)
     rows = {row["index"]: row for row in made["decisions"]}
     costly = [row["index"] for row in made["decisions"] if row["costly"]]
     assert costly == [BAD_INDEX]
@@ -61,12 +62,12 @@ def test_the_review_marks_the_one_bad_move_as_the_costliest():
 def test_decisions_are_the_real_choices_seen_from_the_seat():
     record = json.loads(BAD)
     final = from_record(record)
-    found = review.decisions(record)
+    found = analysis.decisions(record)
     state = game.start(final.start, final.rules)
     expected = []
     for index, move in enumerate(final.moves):
         view = seat_view(state, state.turn)
-        if len(review.distinct(view)) >= 2:
+        if len(analysis.distinct(view)) >= 2:
             expected.append(index)
             (decision,) = [d for d in found if d.index == index]
             assert decision.view == view and decision.view.hands is None
@@ -85,12 +86,12 @@ def test_a_review_repeats_with_its_seed_and_weighs_a_full_round():
         )
 
     text = dumps(to_record(state, ["a", "b"]))
-    first = review.analyze(text, seed=9, playouts=300)
-    assert first == review.analyze(text, seed=9, playouts=300)
-    assert first["playouts"] == 300 and first["version"] == review.VERSION
+    first = analysis.analyze(text, seed=9, playouts=300)
+    assert first == analysis.analyze(text, seed=9, playouts=300)
+    assert first["playouts"] == 300 and first["version"] == analysis.VERSION
     for row in first["decisions"]:
         assert row["cost"] >= 0 and row["best_ev"] >= row["made_ev"]
-        assert row["costly"] == (row["cost"] >= review.COSTLY and row["costly"])
+        assert row["costly"] == (row["cost"] >= analysis.COSTLY and row["costly"])
 
 
 # --- the web pages -----------------------------------------------------------------------------
@@ -173,7 +174,7 @@ def test_the_review_runs_once_in_the_review_pool_then_comes_from_storage(app, sp
     assert pending.get("role") == "status" and pending.get("hx-trigger") == "every 1s"
     ready = wait_ready(player, pending.get("hx-get"))
     assert ready.headers["Cache-Control"] == "no-store"
-    assert [(role, fn) for role, fn, _pid in spy] == [("review", review.analyze)]
+    assert [(role, fn) for role, fn, _pid in spy] == [("review", analysis.analyze)]
     (pid,) = [pid for _role, _fn, pid in spy]
     assert pid != os.getpid()
     assert int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16]) >= 15
@@ -312,7 +313,7 @@ def test_in_a_friend_room_each_sees_their_own_moves_until_the_next_deal(app):
     play_out(tables)
     store = tables[0].services.rooms.store
     ((seq, text),) = store.record_rows(tables[0].room)
-    made = review.analyze(text, web_review.seed_of(text), playouts=200)
+    made = analysis.analyze(text, web_review.seed_of(text), playouts=200)
     for row in made["decisions"][:2]:  # a sentence for each seat's costly move
         row["costly"], row["cost"] = True, 3.0
     store.save_review(tables[0].room, seq, json.dumps(made))
@@ -336,7 +337,7 @@ def test_the_page_steps_through_the_round_with_every_hand(app):
     final = from_record(record)
     for step in (0, 1, len(final.moves)):
         doc = parse(player.get(f"{player.url}/review/0?step={step}").get_data(as_text=True))
-        state = review.position(record, final, step)
+        state = analysis.position(record, final, step)
         hands = doc.find_all("data-review-hand")
         assert [[t.get("data-tile") for t in h.find_all("data-tile")] for h in hands] == [
             [str(t) for t in hand] for hand in state.hands
@@ -353,7 +354,7 @@ def test_in_a_computer_room_the_player_sees_every_seat_once_dealt_again(app):
     player = finished_computer_round(app)
     store = player.services.rooms.store
     ((seq, text),) = store.record_rows(player.room)
-    store.save_review(player.room, seq, json.dumps(review.analyze(text, 1, playouts=200)))
+    store.save_review(player.room, seq, json.dumps(analysis.analyze(text, 1, playouts=200)))
     doc = parse(player.get(f"{player.url}/review/0").get_data(as_text=True))
     seats = {row.get("data-decision-seat") for row in doc.find_all("data-decision")}
     assert seats == {"0"}  # a rematch would hand the player the computer's hand
@@ -368,7 +369,7 @@ def test_the_rematch_keeps_the_others_analysis_back_until_it_is_over(app):
     play_out(tables)
     store = tables[0].services.rooms.store
     ((seq, text),) = store.record_rows(tables[0].room)
-    store.save_review(tables[0].room, seq, json.dumps(review.analyze(text, 1, playouts=200)))
+    store.save_review(tables[0].room, seq, json.dumps(analysis.analyze(text, 1, playouts=200)))
     assert tables[0].post("rematch").status_code == 200
     assert tables[1].post("accept-rematch").status_code == 200
     assert tables[0].services.rooms.get(tables[0].room).duplicate is not None

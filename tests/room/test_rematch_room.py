@@ -10,8 +10,8 @@ import pytest
 from domino.room import RoomError
 from domino.rules import PRESETS
 from domino.store import Store
-from domino.store.rooms import Rooms
-from domino.tableview import table_view
+from domino.store.cache import Rooms
+from domino.views import table_view
 from tests.room.test_room_rules import finish_round, move, seated
 
 EVERYONE = frozenset({0, 1, 2, 3})

@@ -14,7 +14,7 @@ from domino.match import add, new_match
 from domino.room import RoomError, fold
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.store import Store
-from domino.store.rooms import Rooms
+from domino.store.cache import Rooms
 
 TWO_SEATS = [name for name, rules in PRESETS.items() if rules.seats == 2]
 

@@ -18,8 +18,8 @@ from domino.fair import commitment, fair_deal
 from domino.record import dumps, to_record
 from domino.room import Room, RoomError, fold, secret_hash
 from domino.store import Conflict, Store
-from domino.store.rooms import Rooms
-from domino.tableview import table_view
+from domino.store.cache import Rooms
+from domino.views import table_view
 
 
 @pytest.fixture

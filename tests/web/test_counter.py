@@ -11,9 +11,8 @@ from werkzeug.datastructures import MultiDict
 
 from domino.counter import TileCounter, tile_counter
 from domino.rules import DEFAULT, PRESETS
-from domino.tableview import table_view
 from domino.tiles import tiles
-from domino.views import seat_view
+from domino.views import seat_view, table_view
 from domino.web.forms.rules_form import CardError, card_for, counter_from_form
 from domino.web.view.render import links, render_table
 from tests.support import leaks

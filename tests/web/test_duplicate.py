@@ -16,8 +16,7 @@ from domino.duplicate import DuplicateResult, duplicate_result, signed
 from domino.events import Passed, RoundStarted, TileDrawn, TilePlayed
 from domino.rules import DEFAULT, PRESETS
 from domino.simulate import net_points
-from domino.tableview import table_view
-from domino.views import seat_view
+from domino.views import seat_view, table_view
 from domino.web.view.render import links, render_table
 from tests.support.webkit import friends, make_app, parse
 

@@ -19,7 +19,7 @@ from flask_babel import pgettext as babel_pgettext
 
 from domino import game
 from domino.events import Play
-from domino.tableview import table_view
+from domino.views import table_view
 from domino.web.view.faces import face
 from domino.web.view.i18n import words
 from domino.web.view.render import choices, links, render_table

@@ -13,9 +13,9 @@ from flask_babel import force_locale
 
 from domino import game
 from domino.rules import PRESETS
-from domino.tableview import table_view
 from domino.tiles import Laid
-from domino.web.view import faces, naming, render, scoring, story
+from domino.views import table_view
+from domino.web.view import faces, names, render, scoring, story
 from domino.web.view.render import Links, links, render_table
 from tests.support.webkit import company, make_app, parse
 
@@ -25,7 +25,7 @@ LANGUAGES = ("en", "nl", "pl", "fr")
 def caches() -> list[dict]:
     """Every cache of drawn parts and words."""
     drawn = [faces.CHAINS, render.PILES, render.RULES_LINES, render.PARTS, scoring.SCORES]
-    return [*drawn, render.SEQ_VALS, story.TELLERS, faces.SPEAKERS, naming.LEVEL_WORDS]
+    return [*drawn, render.SEQ_VALS, story.TELLERS, faces.SPEAKERS, names.LEVEL_WORDS]
 
 
 def forget() -> None:

@@ -15,11 +15,11 @@ from domino.actions import is_reserved, name_event
 from domino.room import RoomError
 from domino.rules import PRESETS
 from domino.store import Store
-from domino.store.rooms import Rooms
-from domino.tableview import table_view
+from domino.store.cache import Rooms
+from domino.views import table_view
 from domino.web.view.i18n import LANGUAGES, gettext, pgettext
 from domino.web.view.messages import refusal
-from domino.web.view.naming import name_of, place, reserved_words
+from domino.web.view.names import name_of, place, reserved_words
 from tests.support.webkit import Table, make_app, notice, parse
 
 REFUSED = [

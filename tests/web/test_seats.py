@@ -17,7 +17,7 @@ from domino.records import record_names
 from domino.room import RoomError, fold, secret_hash
 from domino.rules import PRESETS
 from domino.store import Store
-from domino.store.rooms import Rooms
+from domino.store.cache import Rooms
 from domino.views import seat_view
 from tests.support.checker import check_record
 from tests.support.doubles import Clock

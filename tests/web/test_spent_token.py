@@ -14,7 +14,7 @@ import pytest
 
 from domino.fair import commitment
 from domino.store import NONCE_KEPT_SECONDS, NONCE_SECONDS
-from domino.web.forms.fairness import first_deal
+from domino.web.forms.seeds import first_deal
 from tests.support.webkit import Table, make_app, parse
 
 

@@ -19,7 +19,7 @@ from domino.commands import Decision
 from domino.room import RoomError, fold
 from domino.rules import PRESETS
 from domino.store import Store
-from domino.store.rooms import Rooms
+from domino.store.cache import Rooms
 from domino.views import seat_view
 from domino.web.view.messages import refusal
 from tests.support.doubles import Clock

@@ -18,9 +18,8 @@ from domino import game
 from domino.events import PublicMove
 from domino.game import laid_at
 from domino.rules import Rules
-from domino.tableview import TableView
 from domino.tiles import Laid, Tile
-from domino.views import seat_view
+from domino.views import TableView, seat_view
 from domino.web.view.render import Speaker
 from domino.web.view.story import Recent, Step, Teller, recent, step, steps
 from tests.support.webkit import (

@@ -498,9 +498,8 @@ def test_the_notes_and_the_move_list_name_each_seat_and_sum_up_its_turn(app):
     from dataclasses import replace
 
     from domino.events import PublicMove
-    from domino.tableview import Company, TableView
     from domino.tiles import Tile
-    from domino.views import seat_view
+    from domino.views import Company, TableView, seat_view
     from domino.web.view.render import Speaker, announcement
     from domino.web.view.story import Teller
 

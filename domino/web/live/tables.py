@@ -21,8 +21,8 @@ from ...events import DRAW
 from ...game import IllegalMove, legal_actions
 from ...room import DRAW_UNTIL, Room, RoomError, new_secret
 from ...rules import DEFAULT, Rules
-from ...store.rooms import Rooms
-from ...tableview import table_view
+from ...store.cache import Rooms
+from ...views import table_view
 from ..view.messages import notice
 from ..view.render import render_superseded, render_table
 from .hub import Connection, Hub, Superseded

@@ -23,7 +23,6 @@ from ...room import (
     form_number,
 )
 from ...tiles import Tile
-from ..forms.fairness import first_deal, home_commitment
 from ..forms.rules_form import (
     CardError,
     card_for,
@@ -31,6 +30,7 @@ from ..forms.rules_form import (
     level_from_form,
     rules_from_form,
 )
+from ..forms.seeds import first_deal, home_commitment
 from ..live.hub import new_tab
 from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, reply, seated, tables
 from ..view.i18n import chosen_language

@@ -28,14 +28,14 @@ from functools import partial
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from ... import review
+from ...bots.analysis import analyze, position
 from ...record import from_record
 from ...room import form_number
 from ..guard.limits import client_address
 from ..live.computer import pool
 from ..live.pools import FairQueue, Job
 from ..seats import seated, tables
-from ..view.naming import name_of
+from ..view.names import name_of
 
 bp = Blueprint("review", __name__)
 PENDING_CAP = 64  # reviews waiting in all
@@ -110,10 +110,10 @@ class Reviews:
         """Weigh the round in the review pool; its result is stored when the pool is done."""
         workers = pool(self.processes, role="review")
         try:
-            future = workers.submit(review.analyze, text, seed_of(text))
+            future = workers.submit(analyze, text, seed_of(text))
         except BrokenProcessPool:
             workers = pool(self.processes, renew=workers, role="review")
-            future = workers.submit(review.analyze, text, seed_of(text))
+            future = workers.submit(analyze, text, seed_of(text))
         try:
             result = future.result(REVIEW_SECONDS)
         except FutureTimeout:  # the slot goes to the next; this one is stored once it is done
@@ -191,7 +191,7 @@ def page(room_id: str, k: int):
         "review.html",
         k=k,
         room_id=room_id,
-        state=review.position(record, final, shown),
+        state=position(record, final, shown),
         step=shown,
         steps=len(final.moves),
         final=final,

@@ -7,7 +7,7 @@ from flask import Blueprint, request
 from ...room import RoomError
 from ..seats import acting_seat, form_seat, refuse, reply, tables
 from ..view.messages import notice
-from ..view.naming import reserved_words
+from ..view.names import reserved_words
 
 bp = Blueprint("seating", __name__)
 

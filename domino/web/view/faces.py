@@ -8,8 +8,8 @@ from flask import current_app
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
-from ...tableview import TableView
 from ...tiles import Laid, Tile
+from ...views import TableView
 from . import markup
 from .i18n import Words, gettext, pgettext, words
 from .kept import EVER, KEPT, kept, memo, recall, remember

@@ -19,15 +19,15 @@ from markupsafe import Markup
 
 from ...events import DRAW, PASS, Play
 from ...game import laid_at
-from ...tableview import TableView
 from ...tiles import Tile, pip_total
-from . import markup, naming
+from ...views import TableView
+from . import markup, names
 from .faces import Speaker, chain, face, hand, tojson
 from .i18n import Words, gettext, speaking, words
 from .kept import kept, recall, remember
-from .named import announcement
 from .rules_text import rules_line
 from .scoring import arithmetic, headline, match_headline, score, seat_name, verdict
+from .sentences import announcement
 from .story import Note, Teller
 
 # What the round area and the score need to word a result (web/view/scoring.py).
@@ -38,13 +38,13 @@ SCORING = {
     "seat_name": seat_name,
     "verdict": verdict,
 }
-# How a table of three or four names and lays out its seats (web/view/naming.py).
+# How a table of three or four names and lays out its seats (web/view/names.py).
 NAMING = {
-    "name_of": naming.name_of,
-    "handed_note": naming.handed_note,
-    "to_play": naming.to_play,
-    "waiting_note": naming.waiting_note,
-    "free_seats": naming.free_seats,
+    "name_of": names.name_of,
+    "handed_note": names.handed_note,
+    "to_play": names.to_play,
+    "waiting_note": names.waiting_note,
+    "free_seats": names.free_seats,
 }
 
 
@@ -267,12 +267,12 @@ def _company(tv: TableView, said: Words) -> Markup:
     West, North
     and East, each drawn once for as long as it, its turn and where it sits stay the same."""
     over, turn, parts = tv.game.over, tv.game.turn, []
-    for c in naming.shown_company(tv):
+    for c in names.shown_company(tv):
         moving = not over and turn == c.seat
         key = None if c.name else (tv.seat, tv.rules, tv.kind, c, moving)
         parts += (
             markup.COMPANY_GAP,
-            _part("company.html", said, key, naming.seat_values, tv, c, moving),
+            _part("company.html", said, key, names.seat_values, tv, c, moving),
         )
     return markup.joined(parts)
 
@@ -284,7 +284,7 @@ def _controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup |
     creator = many and tv.seat == 0
     if not any(c.away_long or (creator and not c.held) for c in tv.company):
         return ""
-    minutes = naming.away_minutes()
+    minutes = names.away_minutes()
     key = (room_url, tv.seat, tv.rules, tv.kind, minutes)
     key += tuple((c.seat, c.away_long, c.held, c.computer) for c in tv.company)
     if any(c.name for c in tv.company):
@@ -292,11 +292,11 @@ def _controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup |
 
     def values() -> dict:
         seats = []  # as West, North, East
-        for c in naming.shown_company(tv):
-            name = naming.name_of(tv, c.seat)
+        for c in names.shown_company(tv):
+            name = names.name_of(tv, c.seat)
             away = c.away_long
-            note = naming.away_note(name) if away else None
-            seats.append((c, name, note, naming.hand_over_label(name) if away else None))
+            note = names.away_note(name) if away else None
+            seats.append((c, name, note, names.hand_over_label(name) if away else None))
         return {"seats": seats, "creator": creator, "room_url": room_url}
 
     return _part("seat_controls.html", said, key, values)

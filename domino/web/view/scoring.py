@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ...tableview import TableView
 from ...tiles import pip_total
+from ...views import TableView
 from . import markup
 from .i18n import Words, gettext, ngettext
 from .kept import kept, recall, remember
-from .naming import Name, name_of, spoken
+from .names import Name, name_of, spoken
 
 MINUS, PLUS = "−", " + "
 
@@ -33,7 +33,7 @@ class Side:
 
 
 def seat_name(tv: TableView, seat: int) -> str:
-    """Who sits at `seat`, as this seat's table calls them (web/view/naming.py)."""
+    """Who sits at `seat`, as this seat's table calls them (web/view/names.py)."""
     if seat == tv.seat:
         return gettext("You")
     if tv.rules.seats == 2:

@@ -18,12 +18,12 @@ from markupsafe import Markup
 
 from ...events import PublicMove
 from ...game import laid_at
-from ...tableview import TableView
 from ...tiles import Laid
-from . import markup, named
+from ...views import TableView
+from . import markup, sentences
 from .i18n import gettext, ngettext, words
 from .kept import EVER, kept, recall, remember
-from .naming import Name, name_of
+from .names import Name, name_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +97,7 @@ def recent(tv: TableView) -> tuple[Recent, ...]:
 
 def who(tv: TableView, seat: int) -> str | Name:
     """`you`, `computer` or `friend`: whose move it is, as this seat's table words it; at a
-    table of three or four, another seat's `Name` (web/view/naming.py)."""
+    table of three or four, another seat's `Name` (web/view/names.py)."""
     if seat == tv.seat:
         return "you"
     if tv.rules.seats > 2:
@@ -206,10 +206,10 @@ class Teller:
     def named(self, name: Name, told: Step) -> str:
         """Another seat's move at a table of three or four, in one sentence."""
         if told.action == "draw":
-            return named.drew(name)
+            return sentences.drew(name)
         if told.action == "pass":
-            return named.passed(name)
-        return named.laid(name, told.end, self.speak.halves(told.laid.left, told.laid.right))
+            return sentences.passed(name)
+        return sentences.laid(name, told.end, self.speak.halves(told.laid.left, told.laid.right))
 
     def note(self, person: str | Name, told: Recent) -> str:
         """Another seat's latest turn in one sentence: its draws added up, then its move."""
@@ -233,13 +233,13 @@ class Teller:
         if not told.drew:
             return self.named(name, last)
         if last is None:
-            return named.drew_some(name, told.drew)
+            return sentences.drew_some(name, told.drew)
         if last.action == "pass":
-            return named.drew_and_passed(name, told.drew)
+            return sentences.drew_and_passed(name, told.drew)
         if last.end is None:
-            return f"{named.drew_some(name, told.drew)} {self.named(name, last)}"
+            return f"{sentences.drew_some(name, told.drew)} {self.named(name, last)}"
         tile = self.speak.halves(last.laid.left, last.laid.right)
-        return named.drew_and_laid(name, told.drew, last.end, tile)
+        return sentences.drew_and_laid(name, told.drew, last.end, tile)
 
 
 # The sentences, by who and where. Each msgid is written out whole for the catalogs; the

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from flask import current_app
 from flask_babel import force_locale, get_translations
 
-from ...tableview import TableView
+from ...views import TableView
 from . import rules_text
 from .faces import BACKS
 from .i18n import LANGUAGES, Words, gettext, ngettext, pgettext, speaking, words

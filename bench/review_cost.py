@@ -1,9 +1,9 @@
 """How long a round's review takes on one process: p50 and p99 over rounds of `hard`.
 
-    .venv/bin/python -m bench.review [--rounds 50] [--seed 1] [--playouts 4800] [--rules P]
+    .venv/bin/python -m bench.review_cost [--rounds 50] [--seed 1] [--playouts 4800] [--rules P]
 
 Plays `--rounds` rounds of hard against hard (simulate's deals and random sources), then
-times `review.analyze` on each record, one after the other in this process, as the review
+times `analysis.analyze` on each record, one after the other in this process, as the review
 pool's one process would. Prints the decisions per round and the seconds per review
 (median, 99th percentile, most); asserts nothing.
 """
@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from domino import bots, review
+from domino import bots
+from domino.bots import analysis
 from domino.game import deal
 from domino.record import dumps, to_record
 from domino.rules import DEFAULT, PRESETS
@@ -24,7 +25,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--playouts", type=int, default=review.PLAYOUTS)
+    parser.add_argument("--playouts", type=int, default=analysis.PLAYOUTS)
     parser.add_argument("--rules", default=None, help="a preset name (docs/rules.md, presets)")
     args = parser.parse_args()
     rules = PRESETS[args.rules] if args.rules else DEFAULT
@@ -37,7 +38,7 @@ def main() -> None:
     seconds, decisions = [], []
     for number, text in enumerate(texts):
         began = time.perf_counter()
-        made = review.analyze(text, number, args.playouts)
+        made = analysis.analyze(text, number, args.playouts)
         seconds.append(time.perf_counter() - began)
         decisions.append(len(made["decisions"]))
     print(f"{args.rounds} rounds of hard, {args.playouts} playouts per decision")

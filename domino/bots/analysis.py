@@ -14,12 +14,12 @@ import json
 from dataclasses import dataclass
 from random import Random
 
-from .bots.knowledge import deduce
-from .bots.search import estimate
-from .events import LEFT, Play, TilePlayed
-from .game import State, apply, start
-from .record import _leader, from_record
-from .views import SeatView, seat_view
+from ..events import LEFT, Play, TilePlayed
+from ..game import State, apply, start
+from ..record import _leader, from_record
+from ..views import SeatView, seat_view
+from .knowledge import deduce
+from .search import estimate
 
 VERSION = 1
 PLAYOUTS = 4800  # per decision, shared among its plays (hard's own moves use 2400)

@@ -1,5 +1,5 @@
 """Another seat's moves in words: "East drew a tile", "your partner passed", each sentence
-naming the seat as web/view/naming.py does at a table of three or four; and what the live region
+naming the seat as web/view/names.py does at a table of three or four; and what the live region
 says after each move (`announcement`), at any table.
 
 The two-seat table keeps its own sentences (web/view/story.py, `_their_move` here), word for word.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ...events import PublicMove
 from ...game import laid_at
-from ...tableview import TableView
+from ...views import TableView
 from .i18n import gettext, ngettext
-from .naming import Name, name_of, spoken
+from .names import Name, name_of, spoken
 from .scoring import headline, match_headline, score_line
 
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from flask_babel import force_locale
-
 from ... import commands
 from ...commands import Decision
 from ...events import DRAW
@@ -23,8 +21,7 @@ from ...room import DRAW_UNTIL, Room, RoomError, new_secret
 from ...rules import DEFAULT, Rules
 from ...store.cache import Rooms
 from ...views import table_view
-from ..view.messages import notice
-from ..view.render import render_superseded, render_table
+from ..view.render import render_pushed, render_superseded
 from .hub import Connection, Hub, Superseded
 
 
@@ -294,9 +291,7 @@ class Tables:
 
     def _render(self, conn: Connection, room: Room, seat: int, news: str | None = None) -> str:
         """A seat's table as its socket's page shows it: in its language, with its links."""
-        with force_locale(conn.locale):
-            text = notice(news) if news else None
-            return render_table(self.view(room, seat), conn.links, notice=text)
+        return render_pushed(self.view(room, seat), conn.links, conn.locale, news)
 
     def nudge(self, room: Room, settle: bool = False) -> None:
         """Give a seat back to its returning player when due, then let the computer move if

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import current_app, render_template, url_for
+from flask_babel import force_locale
 from markupsafe import Markup
 
 from ...events import DRAW, PASS, Play
@@ -25,6 +26,7 @@ from . import markup, names
 from .faces import Speaker, chain, face, hand, tojson
 from .i18n import Words, gettext, speaking, words
 from .kept import kept, recall, remember
+from .messages import notice as notice_of
 from .rules_text import rules_line
 from .scoring import arithmetic, headline, match_headline, score, seat_name, verdict
 from .sentences import announcement
@@ -125,6 +127,13 @@ def render_table(
         if not oob:
             return html  # the full page holds the (empty) live region itself
         return html + markup.announce(announcement(tv, speak, notice))
+
+
+def render_pushed(tv: TableView, links: Links, lang: str, news: str | None = None) -> str:
+    """A seat's table as a push sends it down its socket: in its page's language `lang`, with
+    its page's links and, if `news` names one, a notice (web/view/messages.py)."""
+    with force_locale(lang):
+        return render_table(tv, links, notice=notice_of(news) if news else None)
 
 
 def _render(name: str, values: dict) -> Markup:

@@ -3,6 +3,7 @@ each language's words, bound once."""
 
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -105,7 +106,10 @@ def _jinja_gettext(catalog) -> dict:
     function that takes the context gets a copy of it made for the call. A message without
     variables is looked up and escaped once.
     """
-    plain = kept(EVER)  # by message: the catalog's words, as markup
+
+    @functools.cache  # by message: the catalog's words, as markup
+    def plain(string: str) -> Markup:
+        return Markup(catalog.ugettext(string)) % {}
 
     def finish(eval_ctx, text: str, variables: dict) -> str:
         if eval_ctx.autoescape:
@@ -116,11 +120,7 @@ def _jinja_gettext(catalog) -> dict:
     def gettext(eval_ctx, string: str, **variables):
         if variables or not eval_ctx.autoescape:
             return finish(eval_ctx, catalog.ugettext(string), variables)
-        found = recall(plain, string)
-        if found is None:
-            found = Markup(catalog.ugettext(string)) % {}
-            remember(plain, string, found)
-        return found
+        return plain(string)
 
     @pass_eval_context
     def ngettext(eval_ctx, singular: str, plural: str, num: int, **variables):

@@ -7,7 +7,7 @@ language (the boneyard, the rules line, the next deal's buttons); and what stays
 from move to move at one seat (the score, the other seats and who plays them, the move
 list). The rest is one template (partials/table.html), given everything it would otherwise
 ask Python for again and again. What is drawn in Python rather than in a template is written
-by web/view/markup.py alone, and every cache is one of web/view/kept.py's.
+by web/view/markup.py alone, and every cache is made as web/view/kept.py says.
 """
 
 from __future__ import annotations

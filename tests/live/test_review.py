@@ -17,7 +17,7 @@ from domino.bots import analysis
 from domino.events import Play
 from domino.record import dumps, from_record, to_record
 from domino.views import seat_view
-from domino.web.live import computer
+from domino.web.live import pools
 from domino.web.routes import review as web_review
 from tests.support.webkit import Table, friends, make_app, new_round, parse
 
@@ -117,7 +117,7 @@ def spy(monkeypatch):
             return self.real.submit(fn, *args)
 
     def spied(processes, renew=None, role="decide"):
-        return Spy(computer.pool(processes, renew, role), role)
+        return Spy(pools.pool(processes, renew, role), role)
 
     monkeypatch.setattr(web_review, "pool", spied)
     return sent

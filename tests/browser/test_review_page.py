@@ -9,7 +9,7 @@ import random
 from playwright.sync_api import expect
 
 from domino.bots import analysis
-from domino.web.routes.review import seed_of
+from domino.web.live.analyses import seed_of
 from tests.browser.test_friend_round import (
     create_room,
     expect_both_connected,

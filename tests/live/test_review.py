@@ -347,7 +347,7 @@ def test_the_page_steps_through_the_round_with_every_hand(app):
         assert (doc.find("data-step-prev") is None) == (step == 0)
         assert (doc.find("data-step-next") is None) == (step == len(final.moves))
     bad = parse(player.get(f"{player.url}/review/0?step=x").get_data(as_text=True))
-    assert bad.one("data-review").get("data-step") == str(len(final.moves))
+    assert bad.one("data-review").get("data-step") == "1"  # as opened: no analysis yet
 
 
 def test_in_a_computer_room_the_player_sees_every_seat_once_dealt_again(app):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
-from flask_babel import gettext
 
 from ...bots.analysis import position
 from ...record import from_record
@@ -20,6 +19,8 @@ from ...room import form_number
 from ..guard.limits import client_address
 from ..live.analyses import reviews as app_reviews
 from ..seats import seated, tables
+from ..view.advice import decision, move_sentence
+from ..view.faces import Speaker
 from ..view.names import name_of
 
 bp = Blueprint("review", __name__)
@@ -58,47 +59,81 @@ def latest(room_id: str):
 
 @bp.get("/r/<room_id>/review/<int:k>")
 def page(room_id: str, k: int):
-    """Round `k` step by step, every hand shown, and the seat's analysis (or a spinner)."""
+    """Round `k` step by step on the felt, every hand shown, and the seat's analysis (or a
+    spinner). It opens at the first costly move the seat may see, else at the first move.
+    Asked by htmx (a step link, an arrow key: static/review.js), it answers the stepping
+    region only."""
     room, seat, (seq, text), rows = _round(room_id, k)
     record = json.loads(text)
     final = from_record(record)
-    shown = step(len(final.moves))
+    steps = len(final.moves)
     tv = tables().view(room, seat, live=False)
-    body = render_template(
-        "review.html",
-        k=k,
-        room_id=room_id,
-        state=position(record, final, shown),
-        step=shown,
-        steps=len(final.moves),
-        final=final,
-        seat_label=lambda other: name_of(tv, other).label,
-        **_analysis(room, seat, seq, text, rows),
-    )
-    return body, 200, NO_STORE
+    analysed = _analysis(room, seat, seq, text, rows, tv)
+    costly = [row["move"] for row in analysed["rows"] if row["costly"]]
+    shown = step(steps, min(costly) if costly else min(1, steps))
+    state = position(record, final, shown)
+    context = {
+        "k": k,
+        "room_id": room_id,
+        "state": state,
+        "step": shown,
+        "steps": steps,
+        "final": final,
+        "seat": seat,
+        "first_costly": min(costly) if costly else None,
+        "seat_label": lambda other: name_of(tv, other).label,
+        "moves": [move_sentence(move, tv) for move in final.moves],
+        "decided": {row["move"]: row for row in analysed["rows"]},
+        "laid": _laid_items(state, final, shown),
+        "spoken_tile": Speaker.current().tile,
+        **analysed,
+    }
+    if request.headers.get("HX-Request") and not request.headers.get("HX-History-Restore-Request"):
+        body = render_template("partials/review_step.html", oob=True, **context)
+    else:
+        body = render_template("review.html", **context)
+    return body, 200, {**NO_STORE, "Vary": "HX-Request"}
+
+
+def _laid_items(state, final, shown: int):
+    """The line at this step as the table draws it (web/view/faces.py), the tile the step laid
+    marked as the newest."""
+    speak = Speaker.current()
+    last = None
+    if shown and getattr(final.moves[shown - 1], "end", None) is not None:
+        last = 0 if final.moves[shown - 1].end == "left" else len(state.line) - 1
+    return [speak.laid_item(laid, i == last) for i, laid in enumerate(state.line)]
 
 
 @bp.get("/r/<room_id>/review/<int:k>/analysis")
 def analysis(room_id: str, k: int):
     """The analysis fragment (htmx polls it): 286 once ready, which stops the polling."""
     room, seat, (seq, text), rows = _round(room_id, k)
-    context = _analysis(room, seat, seq, text, rows)
-    body = render_template("partials/review_analysis.html", k=k, room_id=room_id, **context)
+    tv = tables().view(room, seat, live=False)
+    context = _analysis(room, seat, seq, text, rows, tv)
+    costly = [row["move"] for row in context["rows"] if row["costly"]]
+    body = render_template(
+        "partials/review_analysis.html",
+        k=k,
+        room_id=room_id,
+        first_costly=min(costly) if costly else None,
+        spoken_tile=Speaker.current().tile,
+        **context,
+    )
     status = STOP_POLLING if context["ready"] else 200
     return body, status, NO_STORE
 
 
-def _analysis(room, seat: int, seq: int, text: str, rounds) -> dict:
+def _analysis(room, seat: int, seq: int, text: str, rounds, tv) -> dict:
     """What the analysis area shows: the rows `seat` may see, or the state of the job."""
     made = reviews().stored(room.id, seq)
     if made is None:
         state, ahead = reviews().request(room.id, seq, text, seat, client_address())
         place = None if ahead is None or state == "running" else ahead + 1
         return {"ready": False, "job": state, "place": place, "rows": [], "partial": None}
-    tv = tables().view(room, seat, live=False)
     hidden = held_back(room, seq, rounds)
     shown = [row for row in made["decisions"] if row["seat"] == seat or hidden is None]
-    rows = [_row(row, tv) for row in shown]
+    rows = [decision(row, tv) for row in shown]
     partial = hidden if len(shown) < len(made["decisions"]) else None
     return {"ready": True, "job": "ready", "place": None, "rows": rows, "partial": partial}
 
@@ -119,59 +154,10 @@ def held_back(room, seq: int, rounds) -> str | None:
     return None
 
 
-def step(steps: int) -> int:
-    """The step asked for (`?step=n`, ASCII digits), kept within the round; else the end."""
+def step(steps: int, opening: int | None = None) -> int:
+    """The step asked for (`?step=n`, ASCII digits), kept within the round; else `opening`
+    (the end of the round when none is given)."""
     asked = form_number(request.args.get("step"))
-    return steps if asked is None else min(asked, steps)
-
-
-def _row(row: dict, tv) -> dict:
-    """A decision as the page shows it: names and tiles in words, a sentence if costly."""
-    return {
-        **row,
-        "who": name_of(tv, row["seat"]).label,
-        "made": row["made"].split(":")[0],
-        "best": row["best"].split(":")[0],
-        "made_ev": f"{row['made_ev']:.1f}",
-        "best_ev": f"{row['best_ev']:.1f}",
-        "reason": row["reason"][0],
-        "sentence": sentence(row, tv) if row["costly"] else "",
-    }
-
-
-def sentence(row: dict, tv) -> str:
-    """Why a costly move cost what it did, in the page's language."""
-    code, details = row["reason"]
-    words = {
-        "made": row["made"].split(":")[0],
-        "best": row["best"].split(":")[0],
-        "cost": max(1, round(row["cost"])),
-    }
-    if code == "leaves-void":
-        words["number"] = details["number"]
-        if details["seat"] == tv.seat:
-            return gettext(
-                "%(made)s here cost about %(cost)d points: %(best)s would have left the "
-                "%(number)ss open, and you had shown you had none.",
-                **words,
-            )
-        words["who"] = name_of(tv, details["seat"]).inline
-        return gettext(
-            "%(made)s here cost about %(cost)d points: %(best)s would have left the "
-            "%(number)ss open, which %(who)s had shown they lacked.",
-            **words,
-        )
-    if code == "double":
-        return gettext(
-            "%(made)s here cost about %(cost)d points: %(best)s would have got the double "
-            "out while it still fitted.",
-            **words,
-        )
-    if code == "kept-heavy":
-        return gettext(
-            "%(made)s here cost about %(cost)d points: %(best)s would have shed more pips.",
-            **words,
-        )
-    return gettext(
-        "%(made)s here cost about %(cost)d points: %(best)s was the better play.", **words
-    )
+    if asked is None:
+        return steps if opening is None else opening
+    return min(asked, steps)

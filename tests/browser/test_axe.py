@@ -232,7 +232,7 @@ def test_a_friend_table_from_invitation_to_result(server, open_context, scan, rn
 def test_the_review_on_the_felt_at_a_costly_move(server, open_context, scan):
     """The round review as it opens: at its first costly move, with the sentence saying why,
     the line on the felt and every hand; then a step swapped in by the arrow key."""
-    page, room_id, _costly, _record = reviewed_round(server, open_context)
+    page, room_id, _costly, _record, _k = reviewed_round(server, open_context)
     page.goto(f"{server.url}/r/{room_id}/review")
     expect(page.locator("[data-review-decision] .review-why")).to_be_visible()
     scan(page, "review-costly")

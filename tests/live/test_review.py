@@ -8,6 +8,7 @@ import os
 import random
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from domino import game
 from domino.bots import analysis
 from domino.events import Play
 from domino.record import dumps, from_record, to_record
+from domino.tiles import Tile
 from domino.views import seat_view
 from domino.web.live import analyses, computer
 from domino.web.routes import review as web_review
@@ -57,6 +59,21 @@ def test_the_review_marks_the_one_bad_move_as_the_costliest():
     assert bad["made"] == "0-3:left" and bad["best"].startswith("3-3:")
     assert bad["reason"][0] == "double"
     assert json.loads(json.dumps(made)) == made  # plain JSON, as stored
+
+
+def test_a_play_that_leaves_no_tile_to_follow_is_said_so():
+    (decision,) = [d for d in analysis.decisions(json.loads(BAD)) if d.index == BAD_INDEX]
+    made = Play(Tile.parse("0-3"), "left")
+    assert decision.view.ends == (3, 2) and decision.made == made
+    # The same position with another hand: after 0-3 (ends 0 and 2) nothing follows; after
+    # 1-3 (ends 1 and 2) the 1-5 does.
+    view = replace(decision.view, hand=(Tile.parse("0-3"), Tile.parse("1-3"), Tile.parse("1-5")))
+    assert analysis.reason(view, made, Play(Tile.parse("1-3"), "left")) == [
+        "no-answer",
+        {"ends": [0, 2]},
+    ]
+    # The double goes first: 3-3 was a double as well as a play that kept an answer.
+    assert analysis.reason(decision.view, made, Play(Tile.parse("3-3"), "left"))[0] == "double"
 
 
 def test_decisions_are_the_real_choices_seen_from_the_seat():

@@ -96,6 +96,7 @@ def test_each_costly_move_is_explained_in_a_sentence_in_every_language(app, lang
             in_words(app, lang, tile_of(row["best"])),
         )
         assert made in said and best in said, (lang, code, said)
+        assert said[0].isupper(), said  # a sentence, not a tile's name in lower case
         assert "14" in said and "13" not in said, said  # the cost in words, rounded
         assert not re.search(r"\d[.,]\d", said), said
     assert len(set(sentences)) == len(CODES)  # one sentence for each reason

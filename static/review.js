@@ -10,6 +10,7 @@
   var focusWas = null; // the step link that had the focus when a swap began
   var busy = false; // a step asked by a key is on its way
   var queued = []; // keys pressed meanwhile, taken once it has come
+  var listOpen = false; // the move list stays open or shut from step to step
 
   function target(key) {
     if (key === "ArrowLeft") return document.querySelector("[data-review] [data-step-prev]");
@@ -56,6 +57,8 @@
     var path = (event.detail && event.detail.pathInfo && event.detail.pathInfo.requestPath) || "";
     if (/[?&]step=/.test(path)) {
       busy = false;
+      var list = document.getElementById("review-moves");
+      if (list) list.open = listOpen;
       // A step link keeps the focus where it was: on the same link of the new region, or on
       // the step's header once that link is gone (the round's first or last move).
       var active = document.activeElement;
@@ -79,6 +82,14 @@
       window.history.replaceState(window.history.state, "", url);
     });
   });
+
+  document.addEventListener(
+    "toggle",
+    function (event) {
+      if (event.target.id === "review-moves") listOpen = event.target.open;
+    },
+    true
+  );
 
   // A step that failed (the network, the server) lets the keys go again.
   ["htmx:responseError", "htmx:sendError", "htmx:timeout"].forEach(function (name) {

@@ -173,7 +173,8 @@ def test_the_review_draws_the_felt_opens_at_the_first_costly_move_and_steps_by_k
     expect(page.locator("#review-step-title")).to_have_text(f"Move {second} of {steps}")
     expect(page.locator(".review-moves a[aria-current=step]")).to_have_text(f"Move {second}")
     assert page.url.endswith(f"?step={second}")
-    # The arrow keys step, without a reload either.
+    # The arrow keys step, without a reload either; the move list, opened, stays open.
+    page.locator("#review-moves summary").click()
     page.keyboard.press("ArrowLeft")
     expect(review).to_have_attribute("data-step", str(second - 1))
     page.keyboard.press("ArrowRight")
@@ -185,6 +186,7 @@ def test_the_review_draws_the_felt_opens_at_the_first_costly_move_and_steps_by_k
     expect(page.locator("#review-said")).to_contain_text(f"Move {min(second + 1, steps)} of")
     assert page.evaluate("window.stillHere === true")
     assert page.url.endswith(f"?step={min(second + 1, steps)}")
+    expect(page.locator("#review-moves")).to_have_attribute("open", "")
     page.set_viewport_size(PHONE)
     page.wait_for_function(SETTLED_JS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

@@ -65,28 +65,29 @@ def explain(row: dict, tv: TableView) -> str:
         if details["seat"] == tv.seat:
             return gettext(
                 "Laying %(made)s here cost %(cost)s on average: it closed the end showing "
-                "%(number)d, a number you had shown you lack; %(best)s kept it open.",
+                "%(number)d, a number you had shown you lack; %(best)s would have kept it open.",
                 **words,
             )
         words["who"] = name_of(tv, details["seat"]).inline
         return gettext(
             "Laying %(made)s here cost %(cost)s on average: it closed the end showing "
-            "%(number)d, a number %(who)s had shown they lack; %(best)s kept it open.",
+            "%(number)d, a number %(who)s had shown they lack; %(best)s would have kept it "
+            "open.",
             **words,
         )
     if code == "double":
         return gettext(
             "Laying %(made)s here cost %(cost)s on average: it held back %(best)s, a double "
-            "that fits only one number and is easily stranded; laying it now got it out while "
-            "it still fitted.",
+            "that fits only one number and is easily stranded; laying it now would have got it "
+            "out while it still fitted.",
             **words,
         )
     if code == "no-answer":
         words["ends"] = ends_words(details["ends"])
         return gettext(
             "Laying %(made)s here cost %(cost)s on average: it left no tile to follow on "
-            "%(ends)s, so the next turn meant drawing or passing; %(best)s kept a tile to "
-            "answer with.",
+            "%(ends)s, so the next turn meant drawing or passing; %(best)s would have kept a "
+            "tile to answer with.",
             **words,
         )
     if code == "kept-heavy":
@@ -94,7 +95,7 @@ def explain(row: dict, tv: TableView) -> str:
         return gettext(
             "Laying %(made)s here cost %(cost)s on average: it kept %(best)s in hand, "
             "%(pips)d pips that count against the hand still holding them when the round "
-            "ends; %(best)s shed them.",
+            "ends; laying it would have shed them.",
             **words,
         )
     return gettext(

@@ -1,6 +1,6 @@
 """Work waiting for a process pool, served fairly: one job per key, owners in turn.
 
-The computer's decisions and the rounds' reviews (web/live/computer.py, web/routes/review.py)
+The computer's decisions and the rounds' reviews (web/live/computer.py, web/live/analyses.py)
 run in pools of a few processes. Handing every request straight to a pool let one client's stale or
 abandoned work queue up inside it, in front of everyone else's, where nothing could replace or
 drop it. Here work waits instead, where it still can be:

@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 
 from playwright.sync_api import expect
 
+from tests.browser.test_cluster_browser import cluster  # noqa: F401 (a fixture)
 from tests.browser.test_friend_round import (
     create_room,
     expect_both_connected,
@@ -207,3 +208,35 @@ def test_a_notification_is_asked_for_on_a_click_and_shown_only_in_the_background
         take_turn(seats)
     assert host.view()["turn"] == "you"
     page.wait_for_function("window.__shown.some((n) => n.body === 'Your turn')")
+
+
+def test_tables_on_every_shard_are_listed_and_a_shard_down_breaks_nothing(
+    cluster,  # noqa: F811
+    open_context,
+):
+    """Behind nginx (docs/cluster.md) the home page comes from any shard, and each card from
+    its room's own shard: a browser's tables on two shards are all listed; with one shard
+    down the page still loads, lists the other's, and remembers the unreachable ones."""
+    page = open_context().new_page()
+    rooms: list[str] = []
+    for _ in range(10):  # new rooms go to the least busy shard: a few land on both
+        page.goto(cluster.url)
+        page.locator('[data-action="create-room"]').click()
+        expect(page.locator("[data-invite]")).to_be_visible()
+        rooms.append(urlparse(page.url).path.rstrip("/").rsplit("/", 1)[-1])
+        if len({room.split("-", 1)[0] for room in rooms}) == 2:
+            break
+    assert {room.split("-", 1)[0] for room in rooms} == {"s1", "s2"}, rooms
+    page.goto(cluster.url)
+    cards = page.locator("[data-your-table]")
+    expect(cards).to_have_count(len(rooms))
+    assert {card.get_attribute("data-room") for card in cards.all()} == set(rooms)
+
+    cluster.stop("shard-s2")
+    page.goto(cluster.url)
+    expect(page.locator('[data-action="create-room"]')).to_be_visible()
+    alive = {room for room in rooms if room.startswith("s1-")}
+    expect(cards).to_have_count(len(alive))
+    assert {card.get_attribute("data-room") for card in cards.all()} == alive
+    stored = page.evaluate("JSON.parse(localStorage.getItem('domino.tables'))")
+    assert set(stored) == set(rooms)  # a shard down is not a room gone

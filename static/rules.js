@@ -1,8 +1,12 @@
 /* Domino online: the rules card on the home page (templates/partials/rules_card.html).
-   A preset fills the fields in place; tile counts that do not fit are not offered; a target of
+   A preset fills the fields in place; tile counts that do not fit the seats and game chosen
+   are not offered, and a change of table that leaves the hand size too big lowers it to the
+   most that fit, saying so (and gives the size chosen back once it fits again); a target of
    another number shows its box; a combination the server would refuse is explained at once.
-   The presets' values and the messages come from the page (the server's), never from here.
-   Without this script the card still works: a preset reloads the page filled in. */
+   The presets' values, the most tiles of each table (data-most-tiles, from the core's own
+   checks) and the messages come from the page (the server's), never from here. Without this
+   script the card still works: a preset reloads the page filled in, and the server refuses
+   what does not fit. */
 (function () {
   "use strict";
 
@@ -13,6 +17,9 @@
   var card = form.querySelector("details");
   var error = form.querySelector("#rules-error");
   var size = form.elements.hand_size;
+  var mostBy = JSON.parse(size.getAttribute("data-most-tiles") || "{}");
+  var sizeNote = form.querySelector("[data-size-note]");
+  var wanted = size.value; // the hand size last chosen, by hand or with a preset
   var target = form.elements.target;
   var points = form.elements.target_points;
   var pointsBox = form.querySelector("[data-target-points]");
@@ -42,15 +49,32 @@
     })[0];
   }
 
+  /* The table chosen, as the page names it: "3 draw". */
+  function setup() {
+    return value("seats") + " " + value("boneyard");
+  }
+
   function mostTiles() {
-    var attr = value("boneyard") === "block" ? "data-most-block" : "data-most-draw";
-    return Number(size.getAttribute(attr));
+    return Number(mostBy[setup()]);
+  }
+
+  function say(text) {
+    if (sizeNote && sizeNote.textContent !== text) sizeNote.textContent = text;
+  }
+
+  /* After a change of seats or game: the size chosen if it fits, else the most that do. */
+  function fit() {
+    var most = mostTiles();
+    var lowered = Number(wanted) > most;
+    var chosen = lowered ? String(most) : wanted;
+    if (size.value !== chosen) size.value = chosen;
+    say(lowered ? messages.adjusted[setup()] : "");
   }
 
   /* The first problem the server would refuse, as [controls to mark, message], or null;
      an empty box for another number counts only when the card is sent (`sending`). */
   function problem(sending) {
-    if (Number(size.value) > mostTiles()) return [[size], messages.hand_size];
+    if (Number(size.value) > mostTiles()) return [[size], messages.hand_size[setup()]];
     if (target.value === "other") {
       var typed = points.value.trim();
       if (typed === "" && !sending) return null;
@@ -104,6 +128,8 @@
       if (field) field.value = values[key];
     });
     form.elements.preset.value = name;
+    wanted = size.value;
+    say("");
     update();
     mark(problem());
   }
@@ -115,7 +141,14 @@
     fill(button.getAttribute("data-preset"));
   });
 
-  form.addEventListener("change", function () {
+  form.addEventListener("change", function (event) {
+    var name = event.target && event.target.name;
+    if (name === "hand_size") {
+      wanted = size.value;
+      say("");
+    } else if (name === "seats" || name === "boneyard") {
+      fit();
+    }
     update();
     mark(problem());
   });

@@ -440,3 +440,20 @@ def test_a_table_with_the_tile_counter_and_a_duplicate_result(server, open_conte
     expect(player.page.locator("[data-duplicate]")).to_be_visible()
     scan(player.page, "duplicate-result")
     scan.assert_clean()
+
+
+def test_the_rules_panel_and_the_card_at_four_seats(server, open_context, scan):
+    """The table's "The rules of this table" panel, opened, and the rules card once four seats
+    have lowered the hand size (its note shown, the sizes that do not fit disabled)."""
+    page = open_context().new_page()
+    page.goto(server.url + "/?preset=classic")
+    page.locator(f'{CARD} input[name="seats"][value="4"]').check()
+    expect(page.locator(f"{CARD} [data-size-note]")).not_to_be_empty()
+    scan(page, "card-four-seats")
+    page.goto(server.url + "/?preset=international")
+    page.locator('[data-action="play-computer"]').click()
+    expect(page.locator('[data-turn="you"]')).to_have_count(1)
+    page.locator("[data-rules-panel] > summary").click()
+    expect(page.locator("[data-rules-panel] li").first).to_be_visible()
+    scan(page, "rules-panel")
+    scan.assert_clean()

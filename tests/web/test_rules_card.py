@@ -340,7 +340,8 @@ def test_hand_sizes_are_those_that_fit(app):
     size = card_form(doc).one("name", "hand_size")
     offered = [int(o.get("value")) for o in size.find_all(tag="option")]
     assert offered == list(range(2, 15))
-    assert (size.get("data-most-draw"), size.get("data-most-block")) == ("13", "14")
+    most = json.loads(size.get("data-most-tiles"))
+    assert (most["2 draw"], most["2 block"]) == (13, 14)
     for most, block in ((13, False), (14, True)):
         Rules(hand_size=most, boneyard=not block)  # fits
     with pytest.raises(ValueError):
@@ -394,7 +395,10 @@ def test_the_default_line_reads_as_the_table_shows_it(app):
     line = in_language(app, "en", lambda: rules_text.rules_line(DEFAULT))
     assert line == "Draw game · 7 tiles · single rounds"
     block = in_language(app, "en", lambda: rules_text.rules_line(PRESETS["block"]))
-    assert block == "Block game · 7 tiles · to 100"
+    assert block == (
+        "Block game · 7 tiles · lowest double opens · any first tile"
+        " · blocked: other hands' pips · to 100"
+    )
 
 
 def test_every_setting_has_a_sentence(app):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from flask_babel import gettext
 
@@ -41,8 +42,7 @@ NUMBER = re.compile(r"[0-9]{1,4}")
 LONGEST = 40  # a posted value longer than any of ours is not one of ours
 # the card's tables (docs/rules.md, tables of three and four); four is always two pairs
 SEATS = ("2", "3", "4")
-MOST_BLOCK = DEFAULT.set_size // DEFAULT.seats  # tiles per hand that fit at all (two seats)
-MOST_DRAW = (DEFAULT.set_size - 1) // DEFAULT.seats  # ... leaving one to draw
+GAMES = ("draw", "block")  # the card's `boneyard`, as it posts it
 
 
 class CardError(ValueError):
@@ -59,9 +59,36 @@ def card_presets() -> dict[str, Rules]:
     return {name: rules for name, rules in PRESETS.items() if name in rules_text.PRESET_NAMES}
 
 
+def fits(seats: int, draw: bool, size: int) -> bool:
+    """True when the core plays hands of `size` tiles at a table of `seats` (a draw game with
+    `draw`): rules.py's own checks decide, as they do for a posted card."""
+    try:
+        replace(DEFAULT, seats=seats, teams=seats == 4, boneyard=draw, hand_size=size)
+    except RulesError:
+        return False
+    return True
+
+
+@cache
 def most_tiles(seats: int, draw: bool) -> int:
-    """The most tiles each of `seats` hands may hold (a draw game leaves one to draw)."""
-    return (DEFAULT.set_size - (1 if draw else 0)) // seats
+    """The most tiles each of `seats` hands may hold (a draw game leaves one to draw), as the
+    core allows them."""
+    return max(size for size in range(2, DEFAULT.set_size + 1) if fits(seats, draw, size))
+
+
+def table_setups() -> list[tuple[int, str]]:
+    """Every table the card can ask for, as (seats, "draw" or "block")."""
+    return [(int(seats), game) for seats in SEATS for game in GAMES]
+
+
+def setup_key(seats: int, game: str) -> str:
+    """How the card's script names a table setup: "3 draw"."""
+    return f"{seats} {game}"
+
+
+MOST_BLOCK = most_tiles(DEFAULT.seats, False)  # tiles per hand that fit at all (two seats)
+MOST_DRAW = most_tiles(DEFAULT.seats, True)  # ... leaving one to draw
+MOST_ANY = max(most_tiles(seats, game == "draw") for seats, game in table_setups())
 
 
 def rules_from_form(form) -> Rules:
@@ -131,7 +158,7 @@ def _parse(form, name: str, value: str):
             raise CardError(name, _choose(name))
         return value == "draw"
     if name == "hand_size":
-        if not NUMBER.fullmatch(value) or not 2 <= int(value) <= MOST_BLOCK:
+        if not NUMBER.fullmatch(value) or not 2 <= int(value) <= MOST_ANY:
             raise CardError(name, _hand_size())
         return int(value)
     if name == "target":
@@ -213,6 +240,26 @@ def draw_size_problem(seats: int = DEFAULT.seats) -> str:
     )
 
 
+def adjusted_size(seats: int, draw: bool) -> str:
+    """What the card's script says when a change of table lowers the tiles per hand to the
+    most that `seats` players may hold."""
+    if draw:
+        return gettext(
+            "“%(setting)s” is now %(most)d: at a table of %(seats)d, a draw game deals at "
+            "most %(most)d tiles each, to leave one to draw.",
+            setting=rules_text.setting_name("hand_size"),
+            seats=seats,
+            most=most_tiles(seats, True),
+        )
+    return gettext(
+        "“%(setting)s” is now %(most)d: at a table of %(seats)d, at most %(most)d tiles "
+        "each fit in the set.",
+        setting=rules_text.setting_name("hand_size"),
+        seats=seats,
+        most=most_tiles(seats, False),
+    )
+
+
 def target_problem() -> str:
     """What a match's target may be."""
     return gettext(
@@ -276,9 +323,25 @@ class Card:
         """Each preset's field values, for the card's script to fill in."""
         return {name: _rules_part(form_values(rules)) for name, rules in card_presets().items()}
 
-    def messages(self) -> dict[str, str]:
-        """The problems the card's script can see coming, in the page's words."""
-        return {"hand_size": draw_size_problem(), "target": target_problem()}
+    def messages(self) -> dict:
+        """The problems the card's script can see coming, and what it says when it lowers the
+        tiles per hand, in the page's words; those of the hand size by table setup (as
+        `most_tiles_json` names them)."""
+        refusals, lowered = {}, {}
+        for seats, game in table_setups():
+            key, draw = setup_key(seats, game), game == "draw"
+            refusals[key] = draw_size_problem(seats) if draw else _hand_size(seats)
+            lowered[key] = adjusted_size(seats, draw)
+        return {"hand_size": refusals, "adjusted": lowered, "target": target_problem()}
+
+    @staticmethod
+    def most_tiles_json() -> dict[str, int]:
+        """The most tiles a hand may hold at each table setup ("3 draw": 9), from the core's
+        checks, for the card's script to offer only hand sizes that fit."""
+        return {
+            setup_key(seats, game): most_tiles(seats, game == "draw")
+            for seats, game in table_setups()
+        }
 
     @property
     def counter(self) -> bool:
@@ -290,8 +353,8 @@ class Card:
     setting = staticmethod(rules_text.setting_name)
     points = staticmethod(rules_text.points)
     targets = TARGETS
-    hand_sizes = range(2, MOST_BLOCK + 1)
-    most_draw, most_block, most_points = MOST_DRAW, MOST_BLOCK, MOST_POINTS
+    hand_sizes = range(2, MOST_ANY + 1)
+    most_points = MOST_POINTS
 
 
 def card_for(form=None, preset: str | None = None, error: CardError | None = None) -> Card:

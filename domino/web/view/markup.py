@@ -56,7 +56,6 @@ UNSELECT = Markup(' data-playable aria-pressed="true" hx-get="{}"')
 SELECT = Markup(' data-playable aria-pressed="false" hx-get="{}?select={}"')
 
 PILE = Markup('<div class="pile"><strong data-boneyard-count>{}</strong> {}</div>')
-RULES_LINE = Markup('<p class="rules-line" data-rules="{}">{}</p>')
 RECENT = Markup('<span class="recent" data-recent="{}" data-story="{}">{}</span>')
 # The live region's new text, swapped into the page's persistent `#announce` (room.html): a
 # sibling of `#table`, never inside it, so that htmx swaps it on its own.
@@ -131,11 +130,6 @@ def select(room_url: str, tile: str) -> Markup:
 def pile(count: int, what: str) -> Markup:
     """The boneyard and how many tiles it holds; `what` is the catalog's words."""
     return fill(PILE, count, Markup(what))
-
-
-def rules_line(as_json: str, line: str) -> Markup:
-    """The room's rules in one line, with them as JSON (`as_json`, escaped as an attribute)."""
-    return fill(RULES_LINE, as_json, line)
 
 
 def recent(seat: int, key: str, text: str) -> Markup:

@@ -12,11 +12,10 @@ from flask import current_app
 from markupsafe import Markup
 
 from ...views import TableView
-from . import markup, names
+from . import markup, names, rules_text
 from .faces import tojson
 from .i18n import Words
 from .kept import kept, recall, remember
-from .rules_text import rules_line
 
 
 def draw(name: str, values: dict) -> Markup:
@@ -91,13 +90,12 @@ RULES_LINES = kept()  # by (language, rules)
 
 def rules_paragraph(tv: TableView, said: Words) -> Markup:
     """The room's rules in one line, with them as JSON (docs/contracts.md, page hooks `data-rules`),
-    drawn once
-    per language and rules."""
+    as the summary of the panel that gives them in full (rules_panel.html), drawn once per
+    language and rules."""
     key = (said.lang, tv.rules)
     found = recall(RULES_LINES, key)
     if found is None:
-        as_json = str(tojson(tv.rules.to_json()))  # a text, escaped as the attribute's value
-        found = markup.rules_line(as_json, rules_line(tv.rules))
+        found = draw("rules_panel.html", {**said.jinja, **rules_text.panel_values(tv.rules)})
         remember(RULES_LINES, key, found)
     return found
 

@@ -23,7 +23,7 @@ from ...events import DRAW, PASS, Play
 from ...game import laid_at
 from ...tiles import Tile, pip_total
 from ...views import TableView
-from . import markup, names, parts
+from . import markup, names, parts, rules_text
 from .faces import Speaker, chain, face, hand
 from .i18n import Words, gettext, speaking, words
 from .messages import notice as notice_of
@@ -168,6 +168,7 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         "hand": hand(tv, speak, options, selected, room_url),
         "backs": markup.BACKS,
         "rules_p": parts.rules_paragraph(tv, said),
+        "opener_reason": rules_text.opener_reason(tv),
         "pile": parts.pile(tv, said),
         "score": score(tv, said) if tv.match else "",
         "company": parts.company(tv, said) if many else "",

@@ -1,5 +1,6 @@
-"""A room's rules in words, in the page's language: one short line, every setting as a sentence,
-and the names the rules card gives to presets, settings and their choices."""
+"""A room's rules in words, in the page's language: one short line naming what differs from the
+default game, every setting as a sentence, why a seat opens the round, and the names the rules
+card gives to presets, settings and their choices."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import functools
 
 from flask_babel import get_locale, gettext, ngettext
 
-from ...rules import Rules
+from ...game import opener
+from ...rules import DEFAULT, Rules
+from ...tiles import Tile
+from ...views import TableView
+from .faces import tojson
 from .messages import N_
 
 SEPARATOR = " · "
@@ -105,6 +110,31 @@ def rules_sentences(rules: Rules) -> list[str]:
     return list(_sentences(rules, str(get_locale())))
 
 
+# What the line says of a setting that differs from the default game's (docs/rules.md): the
+# default's own choices go unsaid, so that two tables read the same only when they play alike.
+DIFFERENCES = {
+    ("opener", "lowest-double"): N_("lowest double opens"),
+    ("opener", "heaviest-tile"): N_("heaviest tile opens"),
+    ("lead", "any"): N_("any first tile"),
+    ("next_opener", "previous-winner"): N_("winner opens the next round"),
+    ("blocked", "others"): N_("blocked: other hands' pips"),
+    ("blocked", "all"): N_("blocked: all pips"),
+    ("scoring", "goat"): N_("Goat scoring"),
+}
+
+
+def differences(rules: Rules) -> list[str]:
+    """The line's words for each setting of `rules` that is not the default game's, in the
+    card's order (a blocked round's scoring goes unsaid under Goat, which does not use it)."""
+    said = []
+    for name in ("opener", "lead", "next_opener", "blocked", "scoring"):
+        value = getattr(rules, name)
+        if value == getattr(DEFAULT, name) or (name == "blocked" and rules.scoring == "goat"):
+            continue
+        said.append(gettext(DIFFERENCES[name, value]))
+    return said
+
+
 # Every table shows its line: the words are kept per rules and language (the catalogs never
 # change while the app runs), which makes a render ~30 µs cheaper.
 @functools.lru_cache(maxsize=512)
@@ -116,8 +146,7 @@ def _line(rules: Rules, _language: str) -> str:
         parts.append(ngettext("%(num)d player", "%(num)d players", rules.seats))
     parts.append(gettext("Draw game") if rules.boneyard else gettext("Block game"))
     parts.append(ngettext("%(num)d tile", "%(num)d tiles", rules.hand_size))
-    if rules.scoring == "goat":
-        parts.append(gettext("Goat scoring"))
+    parts += differences(rules)
     if rules.target is None:
         parts.append(gettext("single rounds"))
     else:
@@ -255,6 +284,70 @@ def _target(rules: Rules) -> str:
         "and the highest score wins.",
         rules.target,
     )
+
+
+def panel_values(rules: Rules) -> dict:
+    """What the table's rules line and "The rules of this table" panel (partials/rules_panel.html)
+    are drawn from: the rules object as JSON (a text, escaped as the attribute's value), the
+    line, and every setting in a sentence, as the invitation gives them."""
+    return {
+        "as_json": str(tojson(rules.to_json())),
+        "line": rules_line(rules),
+        "sentences": rules_sentences(rules),
+    }
+
+
+# -- why a seat opens: what the empty line says of it (partials/table.html)
+
+
+def opener_reason(tv: TableView) -> str:
+    """Why the seat on turn opens the round, in one sentence for the empty line, from what this
+    seat may know: a match's last winner leads (previous-winner), else the rules' opener picks
+    the holder of a tile; the opener is told which tile made them so, the others only the rule
+    (which tile another seat holds stays theirs). "" once a tile is laid or the round is over."""
+    view = tv.game
+    if view.line or view.turn is None:
+        return ""
+    mine = view.turn == tv.seat
+    match = tv.match
+    if match is not None and not tv.rematch and match.leader == view.turn:
+        if mine:
+            return gettext("You won the last round, so you open, with any tile.")
+        return gettext("The winner of the last round opens, with any tile.")
+    if mine:
+        return _my_opening(tv.rules, opener(tv.rules, (view.hand,))[1])
+    return gettext(OPENED_BY[tv.rules.opener])
+
+
+# The empty line's words for each opener of docs/contracts.md, said of another seat.
+OPENED_BY = {
+    "highest-double": N_(
+        "The holder of the highest double opens; if nobody holds a double, "
+        "the holder of the heaviest tile."
+    ),
+    "lowest-double": N_(
+        "The holder of the lowest double opens, the double blank not counting; "
+        "if nobody holds one, the holder of the lightest tile."
+    ),
+    "heaviest-tile": N_("The holder of the heaviest tile opens."),
+}
+
+
+def _my_opening(rules: Rules, tile: Tile) -> str:
+    """Why this seat opens: the rules' opener named its `tile` (the best of its hand, since the
+    best of all hands is in it)."""
+    if rules.opener == "heaviest-tile":
+        return gettext("You open: you hold the heaviest tile.")
+    if rules.opener == "lowest-double":
+        if tile.is_double and tile.high > 0:
+            return gettext("You open: you hold the lowest double, the double blank not counting.")
+        return gettext(
+            "You open: nobody holds a double other than the double blank, "
+            "and you hold the lightest tile."
+        )
+    if tile.is_double:
+        return gettext("You open: you hold the highest double.")
+    return gettext("You open: nobody holds a double, and you hold the heaviest tile.")
 
 
 def register(app) -> None:

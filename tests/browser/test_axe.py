@@ -34,6 +34,7 @@ from tests.browser.test_friend_round import (
 )
 from tests.browser.test_line_layout import BLOCK_OF_14, planned  # noqa: F401 (planned: a fixture)
 from tests.browser.test_matches import CARD, agree_to_next, fill_card, preset_rules, shown_rules
+from tests.support import drive
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "tests" / "vendor"
@@ -356,7 +357,7 @@ def test_the_move_list_opened_mid_round(server, open_context, scan):
 
 def test_a_line_of_all_28_tiles_at_both_sizes(planned, open_context, scan):  # noqa: F811
     room, _secret = planned.services.rooms.create("friend", rules=BLOCK_OF_14)
-    planned.services.rooms.join(room.id, None)
+    drive.join(planned.services.rooms, room.id, None)
     page = open_context().new_page()
     page.goto(f"{planned.url}/test-only/all-28/{room.id}")
     expect(page.locator("[data-chain] [data-tile]")).to_have_count(28)

@@ -32,6 +32,7 @@ from tests.browser.line_geometry import DESKTOP, GEOMETRY_JS, PHONE, SIZES, chec
 from tests.browser.test_computer_round import MAX_MOVES, Player
 from tests.browser.test_friend_round import SIGNATURE_JS, TIMEOUT_MS, Seat, create_room, open_seat
 from tests.browser.test_matches import CARD
+from tests.support import drive
 from tests.support.live import LiveServer
 
 BLOCK_OF_14 = replace(DEFAULT, boneyard=False, hand_size=14)
@@ -219,7 +220,7 @@ def test_a_round_against_the_computer_keeps_the_line_a_snake(server, open_contex
 
 def test_a_line_of_all_28_tiles(planned, open_context):
     room, _secret = planned.services.rooms.create("friend", rules=BLOCK_OF_14)
-    planned.services.rooms.join(room.id, None)
+    drive.join(planned.services.rooms, room.id, None)
     page = open_context().new_page()
     page.goto(f"{planned.url}/test-only/all-28/{room.id}")
     check(page, [str(laid) for laid in chain_of(ALL_28)], "all 28 tiles", shot="28")
@@ -229,7 +230,7 @@ def test_without_the_script_the_line_wraps_and_the_check_sees_it(planned, new_co
     """Without scripts the line is a wrapped row: readable (inside the felt, nothing covered),
     but not one connected line; the check above must say so."""
     room, _secret = planned.services.rooms.create("friend", rules=BLOCK_OF_14)
-    planned.services.rooms.join(room.id, None)
+    drive.join(planned.services.rooms, room.id, None)
     context = new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(f"{planned.url}/test-only/all-28/{room.id}")

@@ -10,6 +10,7 @@ import time
 from dataclasses import replace
 
 from domino.rules import PRESETS
+from tests.support import drive
 from tests.support.webkit import Table, friends, make_app
 from tests.web.test_seats import AWAY, app, move_params, rooms  # noqa: F401 (fixtures)
 
@@ -19,17 +20,17 @@ def finish(rooms, room, rng: random.Random, here=frozenset({0, 1})):  # noqa: F8
     while not room.round.over:
         seat = room.round.turn
         name, params = move_params(room, seat, rng)
-        room = rooms.act(room.id, seat, name, params, here, room.seq)
+        room = drive.act(rooms, room.id, seat, name, params, here, room.seq)
     return room
 
 
 def test_handing_over_the_last_seat_a_new_round_waits_for_deals(rooms):  # noqa: F811
     room, _creator = rooms.create()
-    room, _seat, _guest = rooms.join(room.id, None)
+    room, _seat, _guest = drive.join(rooms, room.id, None)
     room = finish(rooms, room, random.Random(1))
-    room = rooms.act(room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
     assert room.agreed == {0} and room.round.over  # the guest left without a word
-    room = rooms.hand_over(room.id, 1)
+    room = drive.hand_over(rooms, room.id, 1)
     assert room.handed(1) and not room.round.over and room.rounds == 2
     assert room.request is None
 
@@ -37,7 +38,7 @@ def test_handing_over_the_last_seat_a_new_round_waits_for_deals(rooms):  # noqa:
 def test_the_computer_never_plays_a_preview(rooms):  # noqa: F811
     for _ in range(50):  # a preview that opens on a seat other than the free one
         room, _creator = rooms.create("friend", rules=PRESETS["three"])
-        room = rooms.give(room.id, 1, "easy")
+        room = drive.give(rooms, room.id, 1, "easy")
         turn = room.round.turn
         if turn != 2:
             break

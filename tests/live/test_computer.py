@@ -29,7 +29,7 @@ from domino.room import MOVES, fold
 from domino.rules import DEFAULT
 from domino.tiles import Laid, Tile
 from domino.views import SeatView, seat_view
-from domino.web.live.computer import Computer
+from domino.web.live.computer import pause_after
 from domino.web.view.messages import refusal
 from tests.support.checker import check_record
 from tests.support.webkit import (
@@ -765,10 +765,9 @@ def test_page_loads_while_the_computer_thinks_start_one_decision(tmp_path, decid
 @pytest.mark.parametrize(
     ("thought", "wait"), [(0.0, 0.7), (0.05, 0.65), (0.69, 0.01), (0.7, 0.0), (0.9, 0.5)]
 )
-def test_the_move_lands_on_a_multiple_of_the_pause_whatever_the_thinking(app, thought, wait):
-    pace = Computer(app, None, 700, 1, random.Random(1))
-    assert pace._pause(thought) == pytest.approx(wait)
-    assert Computer(app, None, 0, 1, random.Random(1))._pause(thought) == 0.0
+def test_the_move_lands_on_a_multiple_of_the_pause_whatever_the_thinking(thought, wait):
+    assert pause_after(0.7, thought) == pytest.approx(wait)
+    assert pause_after(0.0, thought) == 0.0
 
 
 def test_the_computer_moves_no_sooner_than_the_pause(tmp_path):

@@ -38,9 +38,9 @@ def insert(n: int):
 
 def held(path) -> tuple[Writer, threading.Event]:
     """A writer whose batches, once committed, stay in their sync until the event is set."""
-    writer = Writer(connector(path), sync_delay=1.0)  # any delay: each sync calls _sleep
     gate = threading.Event()
-    writer._sleep = lambda _seconds: gate.wait(30)  # the slow disk's wait, on the gate
+    # any delay: each sync then waits as a slow disk would, here on the gate
+    writer = Writer(connector(path), sync_delay=1.0, sleep=lambda _seconds: gate.wait(30))
     return writer, gate
 
 
@@ -64,7 +64,7 @@ def test_jobs_that_wait_together_are_committed_in_one_batch(table):
     first = started(writer.write, insert(0))
     wait_until(lambda: writer.begun == 1, "the first batch begun")  # it is held in its sync
     others = [started(writer.write, insert(n)) for n in range(1, 9)]
-    wait_until(lambda: len(writer._waiting) == 8, "all eight waiting")
+    wait_until(lambda: writer.waiting == 8, "all eight waiting")
     gate.set()
     for thread in [first, *others]:
         thread.join()
@@ -90,9 +90,9 @@ def test_a_job_that_fails_is_undone_alone_and_raises_in_its_caller(table):
     threads = [started(write, 1, insert(1))]
     wait_until(lambda: writer.begun == 1, "the first batch begun")  # it is held in its sync
     threads += [started(write, n, insert(n)) for n in (5, 6)]
-    wait_until(lambda: len(writer._waiting) == 2, "5 and 6 waiting")
+    wait_until(lambda: writer.waiting == 2, "5 and 6 waiting")
     threads.append(started(write, "twice", twice))
-    wait_until(lambda: len(writer._waiting) == 3, "twice waiting after them")
+    wait_until(lambda: writer.waiting == 3, "twice waiting after them")
     gate.set()
     for thread in threads:
         thread.join()

@@ -101,7 +101,7 @@ def test_a_given_name_is_kept_by_no_cache(app):
         html = draw(app, table_view(room, seat, {0, 1}, away_long={1 - seat}), where(app, room))
         assert "Zebedee" in html
     tellers = story.TELLERS.values()
-    kept = [*caches(), *(t._told for t in tellers), *(t._items for t in tellers)]
+    kept = [*caches(), *(cache for teller in tellers for cache in teller.caches)]
     assert "Zebedee" not in repr(kept)
 
 

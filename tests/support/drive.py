@@ -10,9 +10,12 @@ Each takes the random numbers it needs from `rooms.rng`, as the web layer's comm
 
 from __future__ import annotations
 
-from domino import commands
+import random
+
+from domino import bots, commands, game
 from domino.room import Room, new_secret
 from domino.store.cache import Rooms
+from domino.views import seat_view
 
 
 def join(
@@ -63,3 +66,11 @@ def name(rooms: Rooms, room_id: str, seat: int, name: str) -> Room:
 def commit_as(rooms: Rooms, room: Room, seat: int, action) -> Room:
     """Carry out an action chosen for `seat` by the computer in `room` as it stands."""
     return rooms.commit(commands.move(room, seat, action))
+
+
+def move_params(room: Room, seat: int, rng: random.Random) -> tuple[str, dict]:
+    """A bot's choice for `seat`, as the request parameters of its action (for `act`)."""
+    action = bots.decide("easy", seat_view(room.round, seat), rng.getrandbits(32))
+    if isinstance(action, game.Play):
+        return "play", {"tile": str(action.tile), "end": action.end}
+    return str(action).lower(), {}

@@ -11,14 +11,12 @@ import time
 
 import pytest
 
-from domino import bots, game
 from domino.commands import decide
 from domino.records import record_names
 from domino.room import RoomError, fold, secret_hash
 from domino.rules import PRESETS
 from domino.store import Store
 from domino.store.cache import Rooms
-from domino.views import seat_view
 from tests.support import drive
 from tests.support.checker import check_record
 from tests.support.doubles import Clock
@@ -38,14 +36,6 @@ def rooms(tmp_path):
 @pytest.fixture
 def app(tmp_path):
     return make_app(tmp_path / "domino.sqlite3", seed=3, AWAY_SECONDS=AWAY)
-
-
-def move_params(room, seat: int, rng: random.Random) -> tuple[str, dict]:
-    """A bot's choice for `seat`, as the request parameters of its action."""
-    action = bots.decide("easy", seat_view(room.round, seat), rng.getrandbits(32))
-    if isinstance(action, game.Play):
-        return "play", {"tile": str(action.tile), "end": action.end}
-    return str(action).lower(), {}
 
 
 # -- seating -------------------------------------------------------------------------------
@@ -128,7 +118,7 @@ def three_people(rooms):
 def test_play_goes_on_only_while_every_person_is_there(rooms):
     room, _secrets = three_people(rooms)
     seat = room.round.turn
-    name, params = move_params(room, seat, random.Random(1))
+    name, params = drive.move_params(room, seat, random.Random(1))
     absent = (seat + 1) % 3
     everyone_else = frozenset(range(3)) - {absent}
     with pytest.raises(RoomError) as away:
@@ -142,7 +132,7 @@ def test_turns_go_round_in_seat_order(rooms):
     rng, here = random.Random(2), frozenset(range(3))
     while not room.round.over:
         seat = room.round.turn
-        name, params = move_params(room, seat, rng)
+        name, params = drive.move_params(room, seat, rng)
         room = drive.act(rooms, room.id, seat, name, params, here, room.seq)
         if name != "draw" and not room.round.over:
             assert room.round.turn == (seat + 1) % 3
@@ -162,7 +152,7 @@ def test_a_new_round_needs_every_persons_word_and_a_move_cancels_the_request(roo
     assert room.request is None and room.agreed == frozenset()
     room = drive.act(rooms, room.id, 2, "new-round", {}, here, room.seq)
     seat = room.round.turn
-    name, params = move_params(room, seat, random.Random(3))
+    name, params = drive.move_params(room, seat, random.Random(3))
     room = drive.act(rooms, room.id, seat, name, params, here, room.seq)
     assert room.request is None and room.agreed == frozenset()  # the move cancelled it
     before = room.round
@@ -198,7 +188,7 @@ def play_out(app, player: Table, rng: random.Random, moves: int = 200) -> None:
             return
         if room.round.turn == player.seat:
             player.fragment()
-            name, params = move_params(room, player.seat, rng)
+            name, params = drive.move_params(room, player.seat, rng)
             response = player.post(name, **params)
             assert response.status_code == 200, response.get_data(as_text=True)
     raise AssertionError("the round did not end")
@@ -227,7 +217,7 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
     room = services.rooms.get(host.room)
     if room.round.turn == 1:  # the guest opens: let them, so the host is to move
         guest.fragment()
-        name, params = move_params(room, 1, random.Random(5))
+        name, params = drive.move_params(room, 1, random.Random(5))
         guest.post(name, **params)
     guest.disconnect()
     host.fragment()
@@ -243,7 +233,7 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
         room = services.rooms.get(host.room)
         if room.round.over or room.round.turn != 0:
             break
-        name, params = move_params(room, 0, rng)
+        name, params = drive.move_params(room, 0, rng)
         assert host.post(name, **params).status_code == 200
     assert services.computer.wait_idle()
     room = services.rooms.get(host.room)
@@ -257,7 +247,7 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
     assert not room.round.over, "this seed's round lasts longer: pick another seed"
     assert room.round.turn == 0 and room.handed(1)  # not its turn: the computer keeps it
     while room.round.turn == 0:
-        name, params = move_params(room, 0, rng)
+        name, params = drive.move_params(room, 0, rng)
         assert host.post(name, **params).status_code == 200
         assert services.computer.wait_idle()
         room = services.rooms.get(host.room)

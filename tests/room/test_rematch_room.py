@@ -12,8 +12,8 @@ from domino.rules import PRESETS
 from domino.store import Store
 from domino.store.cache import Rooms
 from domino.views import table_view
-from tests.room.test_room_rules import finish_round, move, seated
 from tests.support import drive
+from tests.support.drive import finish_round, move, seated
 
 EVERYONE = frozenset({0, 1, 2, 3})
 

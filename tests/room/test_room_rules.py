@@ -16,6 +16,7 @@ from domino.rules import DEFAULT, PRESETS, Rules
 from domino.store import Store
 from domino.store.cache import Rooms
 from tests.support import drive
+from tests.support.drive import finish_round, move, seated
 
 TWO_SEATS = [name for name, rules in PRESETS.items() if rules.seats == 2]
 
@@ -25,29 +26,6 @@ def rooms(tmp_path):
     store = Store(tmp_path / "rooms.sqlite3")
     yield Rooms(store, random.Random(7))
     store.close()
-
-
-def seated(rooms, rules: Rules, kind: str = "friend"):
-    """A room under `rules` with every seat taken."""
-    room, _secret = rooms.create(kind, "medium", rules)
-    if kind == "friend":
-        room, seat, _guest = drive.join(rooms, room.id, None)
-        assert seat == 1
-    return room
-
-
-def move(rooms, room, rng: random.Random):
-    """The seat to move plays a random legal action."""
-    seat = room.round.turn
-    action = rng.choice(game.legal_actions(room.round, seat))
-    return drive.commit_as(rooms, room, seat, action)
-
-
-def finish_round(rooms, room, rng):
-    """Play the round in `room` to its end; returns the room and the round's outcome."""
-    while not room.round.over:
-        room = move(rooms, room, rng)
-    return room, game.outcome(room.round)
 
 
 def both_continue(rooms, room):

@@ -14,6 +14,7 @@ import random
 
 from domino import bots, commands, game
 from domino.room import Room, new_secret
+from domino.rules import Rules
 from domino.store.cache import Rooms
 from domino.views import seat_view
 
@@ -74,3 +75,26 @@ def move_params(room: Room, seat: int, rng: random.Random) -> tuple[str, dict]:
     if isinstance(action, game.Play):
         return "play", {"tile": str(action.tile), "end": action.end}
     return str(action).lower(), {}
+
+
+def seated(rooms, rules: Rules, kind: str = "friend"):
+    """A room under `rules` with every seat taken."""
+    room, _secret = rooms.create(kind, "medium", rules)
+    if kind == "friend":
+        room, seat, _guest = join(rooms, room.id, None)
+        assert seat == 1
+    return room
+
+
+def move(rooms, room, rng: random.Random):
+    """The seat to move plays a random legal action."""
+    seat = room.round.turn
+    action = rng.choice(game.legal_actions(room.round, seat))
+    return commit_as(rooms, room, seat, action)
+
+
+def finish_round(rooms, room, rng):
+    """Play the round in `room` to its end; returns the room and the round's outcome."""
+    while not room.round.over:
+        room = move(rooms, room, rng)
+    return room, game.outcome(room.round)

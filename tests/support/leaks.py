@@ -292,6 +292,19 @@ def scan(
     }
 
 
+def leak_into_tables(monkeypatch, extra, modules=(tables, pages, seats)) -> None:
+    """Make every table the server renders (in `modules`: `tables` alone renders the hub's
+    pushes) end with `extra(tv, state)`, some markup."""
+    original = tables.render_table
+
+    def leaky(tv, *args, **kwargs):
+        html = original(tv, *args, **kwargs)
+        return html + extra(tv, current_app.extensions["domino"].rooms.get(tv.room).round)
+
+    for module in modules:
+        monkeypatch.setattr(module, "render_table", leaky)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1000)
@@ -335,16 +348,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def leak_into_tables(monkeypatch, extra, modules=(tables, pages, seats)) -> None:
-    """Make every table the server renders (in `modules`: `tables` alone renders the hub's
-    pushes) end with `extra(tv, state)`, some markup."""
-    original = tables.render_table
-
-    def leaky(tv, *args, **kwargs):
-        html = original(tv, *args, **kwargs)
-        return html + extra(tv, current_app.extensions["domino"].rooms.get(tv.room).round)
-
-    for module in modules:
-        monkeypatch.setattr(module, "render_table", leaky)

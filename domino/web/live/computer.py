@@ -103,14 +103,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def pause_after(delay: float, thought: float) -> float:
-    """How much longer to wait, once a decision took `thought` seconds, so the move lands on
-    a multiple of the pause `delay` (none without a pause)."""
-    if delay <= 0:
-        return 0.0
-    return max(1, math.ceil(thought / delay)) * delay - thought
-
-
 class Computer:
     """The seats the computer plays, in every room of one app."""
 
@@ -255,3 +247,11 @@ class Computer:
         except (FutureTimeout, BrokenProcessPool):
             pool(self.processes, renew=deciders)
             raise
+
+
+def pause_after(delay: float, thought: float) -> float:
+    """How much longer to wait, once a decision took `thought` seconds, so the move lands on
+    a multiple of the pause `delay` (none without a pause)."""
+    if delay <= 0:
+        return 0.0
+    return max(1, math.ceil(thought / delay)) * delay - thought

@@ -35,10 +35,10 @@ class Tables:
         self.app = app
         self.rooms = rooms
         self.hub = hub
-        self.computer = None  # set by init_app: it plays through `computer_moves`
-        self._locks: dict[str, threading.RLock] = {}
         # Each room's lock is made by this (re-entrant); a test passes one that watches itself.
         self._new_lock = app.config.get("ROOM_LOCK") or threading.RLock
+        self.computer = None  # set by init_app: it plays through `computer_moves`
+        self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
         self._timers: dict[tuple[str, int], threading.Timer] = {}  # away timers, by (room, seat)
         self._closed = False

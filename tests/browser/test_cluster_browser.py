@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_computer_round import Player
+from tests.support.browser_computer import Player
 from tests.support.faults import position
 from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
 

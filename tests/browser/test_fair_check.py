@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 
 from domino.fair import fair_deal
 from domino.rules import DEFAULT
-from tests.browser.test_computer_round import MAX_MOVES, Player
+from tests.support.browser_computer import MAX_MOVES, Player
 from tests.support.deal_corpus import COUNT, TAMPERINGS, corpus, tampered
 
 CHECK_ALL_JS = """async (lines) => {

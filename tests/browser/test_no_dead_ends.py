@@ -13,8 +13,8 @@ from playwright.sync_api import Page, expect
 
 from domino import bots, game
 from domino.events import DRAW, Play
-from tests.browser.test_computer_round import Player
-from tests.browser.test_friend_round import (
+from tests.support.browser_computer import Player
+from tests.support.browser_friends import (
     create_room,
     expect_both_connected,
     join_room,

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from domino.bots import analysis
 from domino.web.routes.review import seed_of
-from tests.browser.test_friend_round import (
+from tests.support.browser_friends import (
     create_room,
     expect_both_connected,
     join_room,

@@ -35,8 +35,8 @@ class Tables:
         self.app = app
         self.rooms = rooms
         self.hub = hub
-        # Each room's lock is made by this (re-entrant); a test passes one that watches itself.
-        self._new_lock = app.config.get("ROOM_LOCK") or threading.RLock
+        # Makes each room's lock (re-entrant); a test passes one that watches itself.
+        self._new_lock = app.config.get("ROOM_LOCK")
         self.computer = None  # set by init_app: it plays through `computer_moves`
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
@@ -284,7 +284,7 @@ class Tables:
         with self._guard:
             lock = self._locks.get(room_id)
             if lock is None:
-                lock = self._locks[room_id] = self._new_lock()
+                lock = self._locks[room_id] = (self._new_lock or threading.RLock)()
             return lock
 
     def _push(self, room: Room, skip: int | None, news: str | None = None) -> None:

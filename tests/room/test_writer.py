@@ -36,12 +36,22 @@ def insert(n: int):
     return lambda conn: conn.execute("INSERT INTO numbers VALUES (?)", [n])
 
 
-def held(path) -> tuple[Writer, threading.Event]:
-    """A writer whose batches, once committed, stay in their sync until the event is set."""
-    gate = threading.Event()
-    # any delay: each sync then waits as a slow disk would, here on the gate
-    writer = Writer(connector(path), sync_delay=1.0, sleep=lambda _seconds: gate.wait(30))
-    return writer, gate
+class Gate(threading.Event):
+    """The slow disk's wait, passed to a writer as its sleep: it lasts until the test sets it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[float] = []  # the wait of each sync
+
+    def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        self.wait(30)
+
+
+def held(path) -> tuple[Writer, Gate]:
+    """A writer whose batches, once committed, stay in their sync until the gate is set."""
+    gate = Gate()
+    return Writer(connector(path), sync_delay=1.0, sleep=gate), gate  # any delay: each sync waits
 
 
 def wait_until(condition, what: str, seconds: float = 10.0) -> None:
@@ -114,6 +124,7 @@ def test_a_write_is_answered_only_after_its_commit(table):
     assert not answered.is_set()  # ... and while its sync lasts, it is not answered
     gate.set()
     assert answered.wait(10)
+    assert gate.asked == [1.0]  # the sync waited on the sleep it was given, its delay long
     writer.close()
 
 

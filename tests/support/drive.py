@@ -1,6 +1,7 @@
-"""One command on a stored room, as a test or a bench writes it: load the room from `Rooms`,
-decide with `domino.commands`, commit with `Rooms.commit`. What the web layer does through
-`domino.web.live.tables` (which also checks the tab, the seat's secret and presence), without it.
+"""One command on a stored room, as a test writes it: load the room from `Rooms`, decide with
+`domino.commands`, commit with `Rooms.commit`. What the web layer does through
+`domino.web.live.tables` (which also checks the tab, the seat's secret and presence), without it;
+and rooms seated and rounds played with them.
 
     room, seat, secret = drive.join(rooms, room.id, None)
     room = drive.act(rooms, room.id, seat, "play", params, present, room.seq)

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from app import DEFAULT_PING_SECONDS
-from domino.web.routes.sockets import PING_FRAME, Pinger
+from domino.web.live.pinger import PING_FRAME, Pinger
 from tests.support.live import live_server
 from tests.support.sockets import SEED, ended_by_server
 

@@ -20,6 +20,7 @@ from domino.record import deal_to_dict
 from tests.support.browsing import SEED, TIMEOUT_MS
 from tests.support.live import live_server
 from tests.support.planned_line import planned_server
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
 
 HERE = Path(__file__).resolve().parent
 ARTIFACTS = HERE.parents[1] / "test-artifacts"
@@ -142,3 +143,17 @@ def planned(tmp_path, rng_deals):
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A cluster of two shards behind nginx, started for the test (its browsers use nginx's
+    address)."""
+    if nginx_missing():
+        pytest.skip("nginx is not installed (Debian's package nginx; CI installs it)")
+    processes = Processes(cluster_in(tmp_path, 2, HIGH_LIMITS))
+    try:
+        processes.start_all()
+        yield processes
+    finally:
+        processes.stop_all()

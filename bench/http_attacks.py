@@ -130,8 +130,9 @@ def refused_at_once(conn: dict) -> bool:
 
 PREPARE = """
 import json, random, sys
-from domino import game
+from domino import commands, game
 from domino.events import DRAW, Play
+from domino.room import new_secret
 from domino.store.cache import Rooms
 from domino.store import Store
 
@@ -139,20 +140,27 @@ store = Store(sys.argv[1])
 store.db.execute("PRAGMA synchronous=OFF")
 rooms, rng = Rooms(store, random.Random(1)), random.Random(2)
 room, secret = rooms.create("friend")
-room = rooms.join(room.id, None)[0]
+room = rooms.commit(commands.join(room, None, new_secret, None, rooms.rng)[0])
 both, rounds = frozenset({0, 1}), 0
+
+
+def act(room, seat, action, params):
+    decision = commands.act(room, seat, action, params, both, room.seq, rooms.rng)
+    return rooms.commit(decision)
+
+
 while rounds < int(sys.argv[2]):
     state = room.round
     if state.over:
-        room = rooms.act(room.id, 0, "new-round", {}, both, room.seq)
-        room = rooms.act(room.id, 1, "accept-new-round", {}, both, room.seq)
+        room = act(room, 0, "new-round", {})
+        room = act(room, 1, "accept-new-round", {})
         continue
     move = rng.choice(game.legal_actions(state, state.turn))
     if isinstance(move, Play):
         action, params = "play", {"tile": str(move.tile), "end": move.end}
     else:
         action, params = ("draw" if move == DRAW else "pass"), {}
-    room = rooms.act(room.id, state.turn, action, params, both, room.seq)
+    room = act(room, state.turn, action, params)
     rounds += room.round.over
 store.close()
 print(json.dumps({"room": room.id, "secret": secret}))

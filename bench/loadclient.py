@@ -225,7 +225,8 @@ class Browser:
         self.seq, self.html = seq, text
         self.changed.set()
 
-    def _headers(self) -> dict[str, str]:
+    def htmx_headers(self) -> dict[str, str]:
+        """What htmx sends with an action from this tab (its CSRF token, its tab id)."""
         return {
             "X-CSRFToken": self.csrf,
             "X-Tab": self.tab,
@@ -237,7 +238,7 @@ class Browser:
         """Send an action as htmx does; (status, the new table's seq)."""
         start = time.perf_counter()
         status, text, _h = await self.request(
-            "POST", f"/r/{self.room}/{action}", data=fields, headers=self._headers()
+            "POST", f"/r/{self.room}/{action}", data=fields, headers=self.htmx_headers()
         )
         tally.reply.append(time.perf_counter() - start)
         if status == 200:

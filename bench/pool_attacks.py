@@ -105,7 +105,7 @@ async def send(human: Browser, action: str, fields: dict) -> tuple[int | str, st
     human.retry_after = 0.0
     try:
         status, text, headers = await human.request(
-            "POST", f"/r/{human.room}/{action}", data=fields, headers=human._headers()
+            "POST", f"/r/{human.room}/{action}", data=fields, headers=human.htmx_headers()
         )
     except (TimeoutError, aiohttp.ClientError) as error:
         return type(error).__name__, ""

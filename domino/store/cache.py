@@ -34,6 +34,11 @@ class Rooms:
         self._cache: dict[str, Room] = {}
         self._guard = threading.Lock()
 
+    @property
+    def cached(self) -> int:
+        """How many rooms' folds this process keeps in memory."""
+        return len(self._cache)
+
     def get(self, room_id: str) -> Room | None:
         """The room, from the cache or folded from the store; None if unknown."""
         if self.store.changed_elsewhere():  # e.g. `flask purge-rooms` in another process
@@ -96,50 +101,6 @@ class Rooms:
             raise RoomError("stale") from error
         self._cache[before.id] = decision.room
         return decision.room
-
-    # -- shortcuts for tests and tools: load, decide (`domino.commands`), commit
-
-    def join(
-        self, room_id: str, secret: str | None, params: dict | None = None
-    ) -> tuple[Room, int | None, str | None]:
-        """Seat a browser (`commands.join`): the room, the seat and its secret."""
-        decision, seat, secret = commands.join(
-            self.require(room_id), secret, new_secret, params, self.rng
-        )
-        return self.commit(decision), seat, secret
-
-    def act(self, room_id: str, seat: int, action: str, params: dict, present, seq) -> Room:
-        """Carry out one seat's action (`commands.act`)."""
-        room = self.require(room_id)
-        return self.commit(commands.act(room, seat, action, params, present, seq, self.rng))
-
-    def set_level(self, room_id: str, level: str, seat: int | None = None, by: int = 0) -> Room:
-        """Seat `by` switches a computer seat's level (`commands.set_level`)."""
-        return self.commit(commands.set_level(self.require(room_id), by, level, seat))
-
-    def give(self, room_id: str, seat: int, level: str, by: int = 0, params=None) -> Room:
-        """Give a free seat to the computer (`commands.give`)."""
-        return self.commit(commands.give(self.require(room_id), by, seat, level, params, self.rng))
-
-    def hand_over(self, room_id: str, seat: int) -> Room:
-        """Hand a held seat to the computer (`commands.hand_over`) as another person at the
-        table would, its player away long."""
-        room = self.require(room_id)
-        by = next((other for other in room.humans if other != seat), None)
-        decision = commands.hand_over(room, by, seat, room.humans, (seat,), self.rng)
-        return self.commit(decision)
-
-    def take_back(self, room_id: str, seat: int) -> Room:
-        """The seat's player plays it again (`commands.take_back`)."""
-        return self.commit(commands.take_back(self.require(room_id), seat))
-
-    def name(self, room_id: str, seat: int, name: str) -> Room:
-        """Set a seat's display name (`commands.name`)."""
-        return self.commit(commands.name(self.require(room_id), seat, name))
-
-    def commit_as(self, room: Room, seat: int, action) -> Room:
-        """Carry out an action chosen for `seat` by the computer in `room` as it stands."""
-        return self.commit(commands.move(room, seat, action))
 
     def evict(self, room_id: str) -> None:
         """Forget the cached fold of a room (it is rebuilt from the store on demand)."""

@@ -45,11 +45,16 @@ class Pending:
 class Writer:
     """Runs jobs on one connection in grouped transactions, one commit and sync per batch."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection], sync_delay: float = 0.0):
+    def __init__(
+        self,
+        connect: Callable[[], sqlite3.Connection],
+        sync_delay: float = 0.0,
+        sleep: Callable[[float], Any] | None = None,
+    ):
         self._connect = connect  # opens the writer's own connection, on the writer's thread
         self._conn: sqlite3.Connection | None = None
         self.sync_delay = sync_delay
-        self._sleep = real_sleep()
+        self._sleep = sleep or real_sleep()  # the slow disk's wait (a test passes its own)
         self._cond = threading.Condition()  # a greenlet condition under gevent
         self._waiting: list[Pending] = []
         self._busy = False
@@ -59,6 +64,11 @@ class Writer:
         # another process's: batches begun and ended, and other processes' commits seen.
         self.begun = self.ended = self.foreign = 0
         self._version: int | None = None  # the connection's data_version at the last batch
+
+    @property
+    def waiting(self) -> int:
+        """How many jobs wait for the next batch (while one is being written)."""
+        return len(self._waiting)
 
     def write(self, job: Job) -> Any:
         """Run `job(conn)` in the next batch; return its result once the batch is durable."""

@@ -17,12 +17,13 @@ from playwright.sync_api import expect
 
 from domino import dealing, game
 from domino.record import deal_to_dict
-from tests.support.live import live_server  # tests/support/live.py; tests/ is not a package
+from tests.support.browsing import SEED, TIMEOUT_MS
+from tests.support.live import live_server
+from tests.support.planned_line import planned_server
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
 
 HERE = Path(__file__).resolve().parent
 ARTIFACTS = HERE.parents[1] / "test-artifacts"
-SEED = 20240611
-TIMEOUT_MS = 10_000
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -130,3 +131,29 @@ def rng_deals(monkeypatch):
         return [("deal", deal_to_dict(game.deal(rules, rng)))]
 
     monkeypatch.setattr(dealing, "deal_events", deal_events)
+
+
+@pytest.fixture
+def planned(tmp_path, rng_deals):
+    """The app on a live server, dealing the planned hands, with a test-only page of a room's
+    table whose line holds the whole set (tests/support/planned_line.py)."""
+    server = planned_server(tmp_path / "domino.sqlite3")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A cluster of two shards behind nginx, started for the test (its browsers use nginx's
+    address)."""
+    if nginx_missing():
+        pytest.skip("nginx is not installed (Debian's package nginx; CI installs it)")
+    processes = Processes(cluster_in(tmp_path, 2, HIGH_LIMITS))
+    try:
+        processes.start_all()
+        yield processes
+    finally:
+        processes.stop_all()

@@ -16,14 +16,19 @@ import json
 import random
 import re
 from functools import partial
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.browser.test_computer_round import Player
-from tests.browser.test_duplicate_rematch import play_duplicate
-from tests.browser.test_friend_round import (
+from tests.support import drive
+from tests.support.axe import (
+    AXE,
+    SHOTS,
+    VENDOR,
+    Scanner,
+)
+from tests.support.browser_computer import Player
+from tests.support.browser_friends import (
     PLAYABLE,
     create_room,
     expect_both_connected,
@@ -32,53 +37,20 @@ from tests.browser.test_friend_round import (
     play_round,
     take_turn,
 )
-from tests.browser.test_line_layout import BLOCK_OF_14, planned  # noqa: F401 (planned: a fixture)
-from tests.browser.test_matches import CARD, agree_to_next, fill_card, preset_rules, shown_rules
-from tests.browser.test_review_page import reviewed_round
+from tests.support.browser_matches import (
+    CARD,
+    agree_to_next,
+    fill_card,
+    play_duplicate,
+    preset_rules,
+    shown_rules,
+)
+from tests.support.browser_review import reviewed_round
+from tests.support.planned_line import BLOCK_OF_14
 
-ROOT = Path(__file__).resolve().parents[2]
-VENDOR = ROOT / "tests" / "vendor"
-AXE = VENDOR / "axe-core-4.14.1.min.js"
-SHOTS = ROOT / "test-artifacts" / "screenshots"
-FAILING = ("serious", "critical")
-SCHEMES = ("light", "dark")
-PHONE = {"width": 360, "height": 740}
-DESKTOP = {"width": 1280, "height": 800}
 MISSING_ROOM = "/r/AAAAAAAAAAAAAAAAAAAAAA"
 # A playable tile that asks for an end when selected (a direct play posts at once instead).
 CHOICE = f"{PLAYABLE}[aria-pressed]"
-# Everything a thumb has to hit on the pages scanned here.
-TARGETS = (
-    "[data-hand] [data-tile], [data-end], [data-action]:not([data-move]), [data-level], "
-    "header.site a, header.site [aria-current]"
-)
-
-# Violations, and what axe could not decide ("needs review", e.g. text over a gradient).
-RUN_AXE_JS = """async () => {
-  const results = await axe.run(document, {
-    resultTypes: ['violations', 'incomplete'],
-    rules: {'target-size': {enabled: true}},  // WCAG 2.2 target size, off by default
-  });
-  const brief = (list) => list.map((v) => ({
-    id: v.id,
-    impact: v.impact,
-    help: v.help,
-    nodes: v.nodes.map((n) => ({target: n.target, summary: n.failureSummary})),
-  }));
-  return {violations: brief(results.violations), incomplete: brief(results.incomplete)};
-}"""
-# Elements of TARGETS that are shown and smaller than 44 px on a side.
-SMALL_TARGETS_JS = """(selector) => [...document.querySelectorAll(selector)]
-  .filter((el) => el.getClientRects().length)
-  .map((el) => {
-    const box = el.getBoundingClientRect();
-    const name = el.getAttribute('data-tile') || el.getAttribute('data-end') ||
-      el.getAttribute('data-action') || el.textContent.trim().slice(0, 30);
-    return {name: `${el.tagName.toLowerCase()} ${name}`, width: box.width, height: box.height};
-  })
-  .filter((t) => Math.min(t.width, t.height) < 44 - 0.01)"""
-SETTLED_JS = """() => document.getAnimations().every(
-  (a) => a.playState === 'finished' || a.playState === 'idle')"""
 
 
 @pytest.fixture(scope="session")
@@ -95,46 +67,6 @@ def screenshots(request):
             reporter.write_line(f"\naxe screenshots: {SHOTS.resolve()}")
 
 
-class Scanner:
-    """scanner(page, state): check the page as it shows now, in each scheme and at each size.
-
-    Problems are collected, so one run lists all of them; `assert_clean` fails on any.
-    """
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.problems: list[str] = []
-        self.findings: dict[str, list] = {}
-
-    def __call__(self, page: Page, state: str) -> None:
-        if not page.evaluate("typeof window.axe !== 'undefined'"):
-            page.evaluate(AXE.read_text())  # no <script> tag: the CSP refuses inline ones
-        page.mouse.move(0, 0)  # no hover styles in the pictures or the contrast checks
-        for scheme in SCHEMES:
-            page.emulate_media(color_scheme=scheme)
-            for size in (PHONE, DESKTOP):
-                page.set_viewport_size(size)
-                page.wait_for_function(SETTLED_JS)
-                where = f"{state} [{scheme}, {size['width']}x{size['height']}]"
-                name = f"{state}-{scheme}-{size['width']}x{size['height']}.png"
-                page.screenshot(path=self.folder / name, full_page=True)
-                self.problems.extend(check_layout(page, size, where))
-                found = page.evaluate(RUN_AXE_JS)
-                self.findings[where] = found
-                violations = found["violations"]
-                self.problems.extend(
-                    f"{where}: {v['id']} ({v['impact']}): {v['help']}\n"
-                    + "\n".join(f"    {n['target']}  {n['summary']!r}" for n in v["nodes"])
-                    for v in violations
-                    if v["impact"] in FAILING
-                )
-        page.emulate_media(color_scheme="light")
-        page.set_viewport_size(DESKTOP)
-
-    def assert_clean(self) -> None:
-        assert not self.problems, f"{len(self.problems)} problems:\n" + "\n".join(self.problems)
-
-
 @pytest.fixture
 def scan(screenshots, request):
     """A Scanner; axe's findings of every impact are kept in axe-<test>.json."""
@@ -142,24 +74,6 @@ def scan(screenshots, request):
     yield scanner
     test = re.sub(r"[^\w.-]+", "_", request.node.name)
     (screenshots / f"axe-{test}.json").write_text(json.dumps(scanner.findings, indent=1))
-
-
-def check_layout(page: Page, size: dict, where: str) -> list[str]:
-    """No sideways scrolling of the page; at phone width, thumb-sized targets."""
-    problems = []
-    width = page.evaluate("document.documentElement.scrollWidth")
-    if width > size["width"]:
-        problems.append(f"{where}: the page is {width} px wide")
-    if size is PHONE:
-        for tile in page.locator("[data-hand] [data-tile]").all():
-            box = tile.bounding_box()
-            if box is not None and min(box["width"], box["height"]) < 44:
-                problems.append(f"{where}: hand tile {tile.get_attribute('data-tile')}: {box}")
-        for small in page.evaluate(SMALL_TARGETS_JS, TARGETS):
-            problems.append(
-                f"{where}: {small['name']} is {small['width']:.0f}×{small['height']:.0f} px"
-            )
-    return problems
 
 
 def test_the_vendored_axe_matches_its_checksum():
@@ -383,9 +297,9 @@ def test_the_move_list_opened_mid_round(server, open_context, scan):
     scan.assert_clean()
 
 
-def test_a_line_of_all_28_tiles_at_both_sizes(planned, open_context, scan):  # noqa: F811
+def test_a_line_of_all_28_tiles_at_both_sizes(planned, open_context, scan):
     room, _secret = planned.services.rooms.create("friend", rules=BLOCK_OF_14)
-    planned.services.rooms.join(room.id, None)
+    drive.join(planned.services.rooms, room.id, None)
     page = open_context().new_page()
     page.goto(f"{planned.url}/test-only/all-28/{room.id}")
     expect(page.locator("[data-chain] [data-tile]")).to_have_count(28)

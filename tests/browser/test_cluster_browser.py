@@ -12,28 +12,15 @@ from __future__ import annotations
 import time
 from urllib.parse import urlparse
 
-import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_computer_round import Player
+from tests.support.browser_computer import Player
 from tests.support.faults import position
-from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
+from tests.support.shards import Processes
 
 MOVES = 6  # the player's moves played here, if the round lasts that long
 WAIT = 10.0  # seconds for the computer's answer to reach the shard's database
 VENDORED = "public, max-age=31536000, immutable"  # nginx's header for /static/vendor/
-
-
-@pytest.fixture
-def cluster(tmp_path):
-    if nginx_missing():
-        pytest.skip("nginx is not installed (Debian's package nginx; CI installs it)")
-    processes = Processes(cluster_in(tmp_path, 2, HIGH_LIMITS))
-    try:
-        processes.start_all()
-        yield processes
-    finally:
-        processes.stop_all()
 
 
 class Nginx:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.test_computer_round import COUNT_ANSWERS_JS
+from tests.support.browser_computer import COUNT_ANSWERS_JS
 
 TIMEOUT_MS = 10_000
 MOVES = 3  # moves per game: enough to cross several answers and pushes

@@ -9,30 +9,15 @@ side by side and the duplicate score, net points of the first round plus those o
 
 from __future__ import annotations
 
-import json
-
 from playwright.sync_api import expect
 
 from domino.views import seat_view
-from tests.browser.test_computer_round import MAX_MOVES, Player
+from tests.support.browser_computer import Player
+from tests.support.browser_matches import play_duplicate
 
 SCORE = "[data-duplicate] [data-duplicate-score]"
 COUNTS_JS = """() => [...document.querySelectorAll('[data-counter] [data-counter-number]')]
   .map((cell) => Number(cell.textContent))"""
-
-
-def tick_counter(page) -> None:
-    """Open the rules card and tick the tile counter's box."""
-    page.locator("[data-rules-form] details > summary").click()
-    page.locator('[data-rules-form] input[name="counter"]').check()
-
-
-def records(player: Player) -> list[dict]:
-    """The room's finished rounds, as the page's own link downloads them."""
-    url = player.page.locator("#table").get_attribute("data-record-url")
-    answer = player.page.request.get(player.server.url.rstrip("/") + url)
-    assert answer.ok, answer.status
-    return [json.loads(line) for line in answer.text().splitlines() if line.strip()]
 
 
 def net(record: dict, seat: int) -> int:
@@ -43,18 +28,6 @@ def net(record: dict, seat: int) -> int:
     return result["points"] if result["winner"] == seat else -result["points"]
 
 
-def finish(player: Player, shown: dict, midway=None) -> dict:
-    """Play the round on the page to its end, calling `midway(player)` before every move."""
-    moves: list[str] = []
-    while shown["result"] is None:
-        assert len(moves) < MAX_MOVES, f"the round does not end: {moves[-10:]}"
-        if midway is not None:
-            midway(player)
-        moves.append(player.take_turn(shown))
-        shown = player.wait_current(moves[-1])
-    return shown
-
-
 def counted(player: Player) -> None:
     """The page's tile counter shows the server's count for seat 0."""
     expect(player.page.locator("[data-counter]")).to_be_visible()
@@ -62,26 +35,6 @@ def counted(player: Player) -> None:
     assert player.page.evaluate(COUNTS_JS) == list(counter.unseen)
     lacks = player.page.locator('[data-lacks-seat="1"]').get_attribute("data-lacks")
     assert lacks == ",".join(map(str, counter.lacking(1)))
-
-
-def play_duplicate(player: Player, midway=None) -> tuple[dict, dict]:
-    """With the tile counter on, play a round and its rematch to the end, calling
-    `midway(player)` before each of the player's moves; the two rounds' records."""
-    shown = player.start(tick_counter)
-    finish(player, shown, midway)
-    expect(player.page.locator("[data-duplicate]")).to_have_count(0)  # one round is no duplicate
-    [first] = records(player)
-    player.page.locator('[data-action="rematch"]').click()
-    expect(player.page.locator("[data-result]")).to_have_count(0)
-    shown = player.wait_current("asking for the rematch")
-    # seat 0 has laid nothing yet (the computer may have opened): its whole new hand shows
-    dealt = first["deal"]["hands"]
-    assert sorted(shown["hand"]) == sorted(dealt[1]), (shown["hand"], dealt)
-    expect(player.page.locator('[data-action="rematch"]')).to_have_count(0)
-    finish(player, shown, midway)
-    first_again, second = records(player)
-    assert first_again == first
-    return first, second
 
 
 def test_a_rematch_with_hands_swapped_and_its_duplicate_score(server, open_context):

@@ -1,7 +1,7 @@
 """Fair deals in the browser (docs/fair-deals.md): static/fair.js checks what the server dealt.
 
 Part A needs no room: on any page of the app, `DominoFair.checkRecord` goes over the 1,000
-records of tests/core/test_check_deal.py and must pass every one, recomputing Python's hands tile
+records of tests/support/deal_corpus.py and must pass every one, recomputing Python's hands tile
 for tile, then fail every one of each tampered copy. Part B plays a round against the
 computer, presses "Check this deal" (verdict ok, with the seed this browser sent found in the
 deal), then checks again with a record.jsonl altered on its way to the page (verdict failed,
@@ -21,8 +21,8 @@ from playwright.sync_api import expect
 
 from domino.fair import fair_deal
 from domino.rules import DEFAULT
-from tests.browser.test_computer_round import MAX_MOVES, Player
-from tests.core.test_check_deal import COUNT, TAMPERINGS, corpus, tampered
+from tests.support.browser_computer import MAX_MOVES, Player
+from tests.support.deal_corpus import COUNT, TAMPERINGS, corpus, tampered
 
 CHECK_ALL_JS = """async (lines) => {
   const out = [];

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_friend_round import (
+from tests.support.browser_friends import (
     DRAW_OR_PASS,
     MAX_MOVES,
     PLAYABLE,
     SIGNATURE_JS,
-    TIMEOUT_MS,
     Seat,
     create_room,
     expect_both_connected,
@@ -24,6 +23,7 @@ from tests.browser.test_friend_round import (
     over,
     room_id_of,
 )
+from tests.support.browsing import TIMEOUT_MS
 
 NUMBERS = ("blank", "one", "two", "three", "four", "five", "six")
 USABLE_TILE = "[data-hand] [data-tile]:enabled"

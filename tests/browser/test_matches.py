@@ -9,55 +9,32 @@ under the rule of the room's preset.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from functools import partial
 
 from playwright.sync_api import Page, expect
 
-from domino.rules import PRESETS
-from tests.browser.test_computer_round import Player
-from tests.browser.test_friend_round import (
+from tests.support.browser_computer import Player
+from tests.support.browser_friends import (
     Seat,
     create_room,
     expect_both_connected,
     join_room,
     play_round,
 )
+from tests.support.browser_matches import (
+    HAND,
+    NEXT,
+    agree_to_next,
+    fill_card,
+    preset_rules,
+    shown_rules,
+)
 
-CARD = "[data-rules-form]"
-HAND = "[data-hand] [data-tile]"
-NEXT = '[data-next] [data-action="new-round"]'
-ACCEPT = '[data-next] [data-action="accept-new-round"]'
 MAX_ROUNDS = 12
 SCORES_JS = """() => Object.fromEntries([...document.querySelectorAll('[data-score]')]
   .map((el) => [el.getAttribute('data-seats'), el.textContent.trim()]))"""
-
-
-def fill_card(page: Page, preset: str, target: int | None = None) -> None:
-    """Open the home page's rules card, choose `preset`, and type another target if given."""
-    card = page.locator(f"{CARD} details")
-    expect(card).not_to_have_attribute("open", "")
-    card.locator("summary").click()
-    expect(card).to_have_attribute("open", "")
-    button = page.locator(f'{CARD} [data-preset="{preset}"]')
-    button.click()
-    expect(button).to_have_attribute("aria-pressed", "true")
-    if target is not None:
-        page.locator(f'{CARD} select[name="target"]').select_option("other")
-        points = page.locator(f'{CARD} input[name="target_points"]')
-        expect(points).to_be_visible()
-        points.fill(str(target))
-
-
-def preset_rules(preset: str, **changes) -> dict:
-    """The rules object of `preset`, with `changes`, as `data-rules` carries it."""
-    return {**PRESETS[preset].to_json(), **changes}
-
-
-def shown_rules(page: Page) -> dict:
-    return json.loads(page.locator("[data-rules]").get_attribute("data-rules"))
 
 
 def shown_scores(page: Page) -> dict[str, int]:
@@ -113,20 +90,6 @@ def check_round(page: Page, seat: int, before: dict[str, int], goat: bool) -> di
     spoken = re.compile(rf"(?<!\d){after[me]}\D+{after[them]}(?!\d)")
     expect(page.locator("#announce"), why).to_contain_text(spoken)
     return after
-
-
-def agree_to_next(asker: Page, other: Page, kind: str) -> None:
-    """Both friends ask for the next deal (`kind` as `data-next` says); wait until it is dealt."""
-    for page in (asker, other):
-        expect(page.locator("[data-next]")).to_have_attribute("data-next", kind)
-    asker.locator(NEXT).click()
-    expect(other.locator(ACCEPT)).to_be_visible()
-    expect(asker.locator(NEXT)).to_have_count(0)
-    expect(asker.locator("[data-result]")).to_have_count(1)  # one word deals nothing
-    other.locator(ACCEPT).click()
-    for page in (asker, other):
-        expect(page.locator("[data-result]")).to_have_count(0)
-        expect(page.locator(HAND)).to_have_count(7)
 
 
 def friends_from_card(server, open_context, preset: str, target: int) -> list[Seat]:

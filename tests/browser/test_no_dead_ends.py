@@ -11,11 +11,10 @@ import threading
 import pytest
 from playwright.sync_api import Page, expect
 
-from domino import game
+from domino import bots, game
 from domino.events import DRAW, Play
-from domino.web.live.computer import Computer
-from tests.browser.test_computer_round import Player
-from tests.browser.test_friend_round import (
+from tests.support.browser_computer import Player
+from tests.support.browser_friends import (
     create_room,
     expect_both_connected,
     join_room,
@@ -151,11 +150,15 @@ def test_a_late_take_the_seat_gets_one_whole_full_table_page(server, open_contex
 
 
 @pytest.fixture
-def held(tmp_path, monkeypatch, rng_deals):
+def held(tmp_path, rng_deals):
     """A live server whose computer moves only when the test lets it (`held.permits`)."""
     permits = threading.Semaphore(0)
-    monkeypatch.setattr(Computer, "_pause", lambda _self, _thought: permits.acquire(timeout=60) * 0)
-    with live_server(tmp_path / "domino.sqlite3", seed=5) as live:
+
+    def decide(level, view, seed):  # the computer's decider, passed in: one move a permit
+        permits.acquire(timeout=60)
+        return bots.decide(level, view, seed)
+
+    with live_server(tmp_path / "domino.sqlite3", seed=5, BOT_DECIDE=decide) as live:
         live.permits = permits
         yield live
         permits.release(100)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from tests.browser.test_friend_round import (
+from tests.support.browser_friends import (
     create_room,
     expect_both_connected,
     join_room,

@@ -19,16 +19,16 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_axe import SHOTS, Scanner
-from tests.browser.test_friend_round import (
+from tests.support.axe import SHOTS, Scanner
+from tests.support.browser_friends import (
     DRAW_OR_PASS,
     PLAYABLE,
-    TIMEOUT_MS,
     create_room,
     expect_both_connected,
     join_room,
     take_turn,
 )
+from tests.support.browsing import TIMEOUT_MS
 from tests.support.faults import Server, free_port
 
 DROPPED_MS = 2000  # from the kill to "Reconnecting…" on every table

@@ -12,23 +12,21 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from domino.bots import analysis
-from domino.events import Play
-from domino.tiles import Tile
 from domino.web.live.analyses import seed_of
-from tests.browser.test_friend_round import (
+from tests.support.browser_friends import (
     create_room,
     expect_both_connected,
     join_room,
     play_round,
     room_id_of,
 )
+from tests.support.browser_review import ROUNDS, reviewed_round
 
 SETTLED_JS = """() => document.getAnimations().every(
   (a) => a.playState === 'finished' || a.playState === 'idle')"""
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-ROUNDS = 4  # rounds played at most until one seat made a costly move
 REVIEW_MS = 90_000  # the review pool runs below everything else on a shared machine
 
 
@@ -90,42 +88,6 @@ def test_the_review_shows_a_spinner_then_the_costly_moves(server, open_context):
     )
     assert page.evaluate("window.stillHere === true")  # no reload
     expect(page.locator("[data-decision][data-costly]")).to_have_count(len(rows))  # stored
-
-
-def play(name: str) -> Play:
-    """A play as the analysis writes it ("4-6:right")."""
-    tile, end = name.split(":")
-    return Play(Tile.parse(tile), end)
-
-
-def reviewed_round(server, open_context):
-    """Two friends' finished round with its analysis stored: two of the host's decisions made
-    costly ("double"), the rest as good as the best. The host's page, the room, the rows."""
-    host, invite = create_room(open_context(), server.url)
-    guest = join_room(open_context(), invite)
-    expect_both_connected(host, guest)
-    store = server.services.rooms.store
-    room_id = room_id_of(invite)
-    for k in range(ROUNDS):  # the deal is fair, so not known: rarely the host has one choice
-        play_round([host, guest], rng=random.Random(k))
-        seq, text = store.record_rows(room_id)[k]
-        if len([d for d in analysis.decisions(json.loads(text)) if d.seat == 0]) >= 2:
-            break
-        host.page.locator('[data-action="new-round"]').click()
-        guest.page.locator('[data-action="accept-new-round"]').click()
-        expect(host.page.locator("[data-result]")).to_have_count(0)
-    made = analysis.analyze(text, 1, playouts=40)
-    for row in made["decisions"]:
-        row["costly"], row["cost"], row["best"] = False, 0.0, row["made"]
-    mine = [row for row in made["decisions"] if row["seat"] == 0][:2]
-    assert len(mine) == 2, f"too few choices in {ROUNDS} rounds"
-    views = {d.index: d.view for d in analysis.decisions(json.loads(text))}
-    for row in mine:
-        other = next(play for play, _ev in row["options"] if play != row["made"])
-        row["best"], row["cost"], row["costly"] = other, 13.9, True
-        row["reason"] = analysis.reason(views[row["index"]], play(row["made"]), play(other))
-    store.save_review(room_id, seq, json.dumps(made))
-    return host.page, room_id, mine, json.loads(text), k
 
 
 def test_the_review_draws_the_felt_opens_at_the_first_costly_move_and_steps_by_key(

@@ -17,14 +17,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from domino.game import laid_at
-from tests.browser.conftest import TIMEOUT_MS
-from tests.browser.test_friend_round import (
+from tests.support.browser_friends import (
     Seat,
     create_room,
     expect_both_connected,
     join_room,
     take_turn,
 )
+from tests.support.browsing import TIMEOUT_MS
 from tests.support.live import live_server
 
 STORY_SEED = 3

@@ -14,7 +14,7 @@ import random
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import TIMEOUT_MS
+from tests.support.browsing import TIMEOUT_MS
 from tests.support.live import live_server
 
 MAX_MOVES = 160

@@ -11,8 +11,7 @@ from urllib.parse import urlparse
 
 from playwright.sync_api import expect
 
-from tests.browser.test_cluster_browser import cluster  # noqa: F401 (a fixture)
-from tests.browser.test_friend_round import (
+from tests.support.browser_friends import (
     create_room,
     expect_both_connected,
     join_room,
@@ -211,7 +210,7 @@ def test_a_notification_is_asked_for_on_a_click_and_shown_only_in_the_background
 
 
 def test_tables_on_every_shard_are_listed_and_a_shard_down_breaks_nothing(
-    cluster,  # noqa: F811
+    cluster,
     open_context,
 ):
     """Behind nginx (docs/cluster.md) the home page comes from any shard, and each card from

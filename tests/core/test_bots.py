@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 import pytest
@@ -12,41 +11,11 @@ from hypothesis import strategies as st
 from domino import bots, game
 from domino.bots.knowledge import deduce
 from domino.counter import voids as _voids
-from domino.events import Play, PublicMove
-from domino.rules import DEFAULT, Rules
+from domino.events import Play
 from domino.views import seat_view
-from tests.support.scenario import play, round_of
+from tests.support.scenario import moves, play, position, reshuffled, round_of
 
 LEVELS = ("random", "greedy", "easy", "medium", "hard")
-
-
-def position(deal_seed: int, moves: int, rules: Rules = DEFAULT) -> game.State:
-    """A round after `moves` random legal actions (or its end, if sooner)."""
-    state = game.start(game.deal(rules, random.Random(deal_seed)), rules)
-    rng = random.Random(deal_seed + 1)
-    for _ in range(moves):
-        if state.over:
-            break
-        state, _ = game.step(state, state.turn, rng.choice(game.legal_actions(state, state.turn)))
-    return state
-
-
-def reshuffled(state: game.State, seat: int, rng: random.Random) -> game.State:
-    """The same table with the hidden tiles dealt again: the other hands and the boneyard.
-
-    Every other hand keeps its size and still lacks every number the seat knows it lacks,
-    so the new world is consistent with everything public.
-    """
-    others = deduce(seat_view(state, seat)).others
-    hidden = [t for other in others for t in state.hands[other.seat]] + list(state.boneyard)
-    for _ in range(1000):
-        rng.shuffle(hidden)
-        hands, rest = list(state.hands), hidden
-        for other in others:
-            hands[other.seat], rest = tuple(rest[: other.count]), rest[other.count :]
-        if not any(t.has(n) for o in others for t in hands[o.seat] for n in o.voids):
-            break
-    return dataclasses.replace(state, hands=tuple(hands), boneyard=tuple(rest))
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -127,19 +96,6 @@ def test_a_free_play_adds_no_void_but_is_remembered():
     know = deduce(seat_view(state, 0))
     assert know.next.voids == {6}
     assert [(str(t), left, right) for t, left, right in know.next.free_plays] == [("0-3", 3, 5)]
-
-
-def moves(*lines: str) -> list[PublicMove]:
-    """Public history written 'seat action [tile end] @left,right'."""
-    history = []
-    for line in lines:
-        words, ends = line.split("@")
-        left, right = (int(n) for n in ends.split(","))
-        seat, action, *rest = words.split()
-        tile = game.Tile.parse(rest[0]) if rest else None
-        end = rest[1] if rest else None
-        history.append(PublicMove(int(seat), action, tile, end, left, right))
-    return history
 
 
 def test_earlier_voids_weaken_when_a_later_run_keeps_tiles():

@@ -14,8 +14,7 @@ from domino.events import Play
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.tiles import Tile
 from domino.views import seat_view
-from tests.core.test_bots import moves
-from tests.support.scenario import play, round_of
+from tests.support.scenario import moves, play, round_of
 
 PAIRS, THREE = PRESETS["pairs"], PRESETS["three"]
 BLIND = {**heuristic.MEDIUM, "partner": 0.0}  # medium without its partner in mind

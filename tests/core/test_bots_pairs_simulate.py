@@ -8,8 +8,8 @@ import pytest
 
 from domino.bots import search
 from domino.rules import PRESETS
-from tests.core.test_simulate import records, simulate, summary
 from tests.support.checker import check_file
+from tests.support.simulator import records, simulate, summary
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from domino import game
 from domino.bots import playout
 from domino.events import DRAW, PASS, Passed, Play, TileDrawn, TilePlayed
 from domino.rules import PRESETS
-from tests.core.test_properties import RULES
+from tests.support.strategies import RULES
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 

@@ -16,9 +16,8 @@ from domino.events import DRAW, PASS, Play
 from domino.rules import PRESETS
 from domino.simulate import play_round
 from domino.views import seat_view
-from tests.core.test_bots import position, reshuffled
-from tests.core.test_properties import RULES
-from tests.support.scenario import play, round_of
+from tests.support.scenario import play, position, reshuffled, round_of
+from tests.support.strategies import RULES
 
 LEVELS = ("random", "greedy", "easy", "medium", "hard")
 SEEDS = st.integers(0, 2**32 - 1)

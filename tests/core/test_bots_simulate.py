@@ -12,8 +12,8 @@ import pytest
 from domino.game import opener
 from domino.record import deal_from_dict, from_record
 from domino.rules import PRESETS, Rules
-from tests.core.test_simulate import records, refused, simulate, summary
 from tests.support.checker import check_file
+from tests.support.simulator import records, refused, simulate, summary
 
 SMALL_MATCH = json.dumps({"blocked": "all", "target": 30})
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from domino import game
 from domino.match import add, new_match
 from domino.record import dumps, match_to_dict, to_record
-from tests.core.test_properties import SEEDS, any_rules
 from tests.support import checker
+from tests.support.strategies import SEEDS, any_rules
 
 ALL = sorted(checker.ALL_TILES)
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from domino import game
 from domino.match import add, fold, new_match
 from domino.rules import DEFAULT, PRESETS
-from tests.core.test_properties import SEEDS, any_rules
+from tests.support.strategies import SEEDS, any_rules
 
 MATCHES = [rules for rules in PRESETS.values() if rules.target is not None]
 

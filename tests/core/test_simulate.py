@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import statistics
 import subprocess
 import sys
@@ -15,8 +14,9 @@ import pytest
 
 from domino import bots
 from domino.game import Outcome
-from domino.simulate import Tally, main, mean_ci, percentile, summary_rows
+from domino.simulate import Tally, mean_ci, percentile, summary_rows
 from tests.support.checker import check_file
+from tests.support.simulator import records, refused, simulate, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUNDS = 40
@@ -28,24 +28,6 @@ def won(seat: int | None, reason: str, points: int) -> Outcome:
         return Outcome(None, reason, 0, (), (0, 0))
     scores = tuple(points if s == seat else 0 for s in range(2))
     return Outcome(seat, reason, points, (seat,), scores)
-
-
-def simulate(capsys, *args: str) -> str:
-    """Run the simulator in-process; return what it printed."""
-    assert main(list(args)) == 0
-    return capsys.readouterr().out
-
-
-def records(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def refused(capsys, *args: str) -> str:
-    """Run the simulator expecting a usage error; return its error output."""
-    with pytest.raises(SystemExit) as caught:
-        main(list(args))
-    assert caught.value.code == 2
-    return capsys.readouterr().err
 
 
 def run_args(seed: int, out: Path | None, *more: str, rounds: int = ROUNDS) -> list[str]:
@@ -152,20 +134,6 @@ def test_a_run_needs_at_least_one_round(capsys):
 
 
 # -- the summary ------------------------------------------------------------------------
-
-ROW = re.compile(
-    r"^(?P<bot>\S.*?)\s+(?P<rounds>\d+)\s+(?P<win>\d+\.\d)% ± *(?P<win_ci>\d+\.\d)%"
-    r"\s+(?P<net>[+-]\d+\.\d\d) ± *(?P<net_ci>\d+\.\d\d)\s+(?P<p50>\d+\.\d+)\s+(?P<p99>\d+\.\d+)$"
-)
-
-
-def summary(printed: str) -> dict[str, dict]:
-    rows = {}
-    for line in printed.splitlines():
-        match = ROW.match(line)
-        if match:
-            rows[match["bot"]] = match.groupdict()
-    return rows
 
 
 def run_with_summary(tmp_path, capsys, seed: int) -> tuple[dict[str, dict], list[dict]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.infra.test_cluster import ALIVE, SHARDS, cluster, connect, create, fetch, step  # noqa: F401 (the fixture)
+from tests.support.cluster_rooms import ALIVE, SHARDS, connect, create, fetch, step
 from tests.support.webkit import parse
 
 pytestmark = pytest.mark.slow
@@ -25,7 +25,7 @@ def family(pid: int) -> list[int]:
     return [pid, *map(int, children)]
 
 
-def test_a_frozen_shard_is_said_unavailable_within_nginxs_read_timeout(cluster):  # noqa: F811
+def test_a_frozen_shard_is_said_unavailable_within_nginxs_read_timeout(cluster):
     frozen, alive = create(cluster, FROZEN, False), create(cluster, ALIVE, False)
     for room in (frozen, alive):
         connect(room)

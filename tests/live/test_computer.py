@@ -29,9 +29,21 @@ from domino.room import MOVES, fold
 from domino.rules import DEFAULT
 from domino.tiles import Laid, Tile
 from domino.views import SeatView, seat_view
-from domino.web.live.computer import Computer
+from domino.web.live.computer import pause_after
 from domino.web.view.messages import refusal
 from tests.support.checker import check_record
+from tests.support.computer_room import (
+    COMPUTER,
+    PLAYER,
+    act,
+    computer_room,
+    move,
+    newest,
+    seq_of,
+    settle,
+    start_computer,
+    until,
+)
 from tests.support.webkit import (
     Table,
     assert_hides,
@@ -47,81 +59,15 @@ from tests.support.webkit import (
     playable,
 )
 
-PLAYER = 0
-COMPUTER = 1  # the computer's seat in a two-seat computer room
-WAIT = 15.0  # seconds a computer move may take at most (the hard level included)
-
-
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def computer(app):
-    return app.extensions["domino"].computer
-
-
-def settle(app) -> None:
-    """Wait until the computer has made every move it is due."""
-    assert computer(app).wait_idle(WAIT), "the computer is still thinking"
 
 
 def page(response):
     return parse(response.get_data(as_text=True))
 
 
-def start_computer(table: Table, level: str | None = None, card: dict | None = None):
-    """POST /computer from the home page (with the rules card's `card` fields), as its button
-    does; returns the answer."""
-    table.home()
-    data = {"csrf_token": table.csrf, **(card or {})}
-    if level is not None:
-        data["level"] = level
-    response = table.client.post("/computer", data=data)
-    if response.status_code == 303:
-        table.room = response.headers["Location"].rsplit("/", 1)[-1]
-    return response
-
-
-def computer_room(app, level: str | None = None, tab: str = "100.a", card=None) -> Table:
-    """A computer room with its player's page open and its fake socket connected."""
-    player = Table(app)
-    response = start_computer(player, level, card)
-    assert response.status_code == 303, response.get_data(as_text=True)
-    settle(app)
-    player.open()
-    player.connect(tab)
-    player.fragment()
-    return player
-
-
 def room_of(table: Table):
     return table.services.rooms.get(table.room)
-
-
-def seq_of(html: str) -> int:
-    return int(parse(html).one("data-seq").get("data-seq"))
-
-
-def newest(table: Table) -> str:
-    """The most recent table the player was sent (highest `data-seq`).
-
-    A move's HTTP answer and the computer's reply pushed over the socket are produced on
-    different threads, so the order they were recorded in says nothing; their seq does.
-    """
-    tables = [(seq_of(html), n, html) for n, html in enumerate(table.seen) if "data-seq=" in html]
-    assert tables, "the player has seen no table"
-    return max(tables)[2]  # of equal seqs, the later one (a page, then its live fragment)
-
-
-def act(table: Table, action: str, **fields):
-    """POST an action from the player's live tab with the seq of its newest table."""
-    return table.post(action, seq=seq_of(newest(table)), **fields)
-
-
-def move(table: Table, action):
-    """Send the player's rules action (a Play, DRAW or PASS)."""
-    if isinstance(action, Play):
-        return act(table, "play", tile=str(action.tile), end=action.end)
-    return act(table, "draw" if action is DRAW else "pass")
 
 
 def moves_of(log) -> list[tuple[int, dict]]:
@@ -137,20 +83,6 @@ def state_at(table: Table, seq: int) -> game.State:
 
 def state_before(table: Table, seq: int) -> game.State:
     return state_at(table, seq - 1)
-
-
-def until(table: Table, wanted, rng: random.Random, limit: int = 200) -> game.State:
-    """Play the player's random legal moves (the computer answering) until `wanted(state)`."""
-    for _ in range(limit):
-        state = table.state
-        if wanted(state):
-            return state
-        assert not state.over, "the round ended before the wanted position"
-        assert state.turn == PLAYER, "the computer did not move"
-        response = move(table, rng.choice(game.legal_actions(state, PLAYER)))
-        assert response.status_code == 200, response.get_data(as_text=True)
-        settle(table.app)
-    raise AssertionError("the wanted position never came up")
 
 
 def seed_where(opener: int) -> int:
@@ -765,10 +697,9 @@ def test_page_loads_while_the_computer_thinks_start_one_decision(tmp_path, decid
 @pytest.mark.parametrize(
     ("thought", "wait"), [(0.0, 0.7), (0.05, 0.65), (0.69, 0.01), (0.7, 0.0), (0.9, 0.5)]
 )
-def test_the_move_lands_on_a_multiple_of_the_pause_whatever_the_thinking(app, thought, wait):
-    pace = Computer(app, None, 700, 1, random.Random(1))
-    assert pace._pause(thought) == pytest.approx(wait)
-    assert Computer(app, None, 0, 1, random.Random(1))._pause(thought) == 0.0
+def test_the_move_lands_on_a_multiple_of_the_pause_whatever_the_thinking(thought, wait):
+    assert pause_after(0.7, thought) == pytest.approx(wait)
+    assert pause_after(0.0, thought) == 0.0
 
 
 def test_the_computer_moves_no_sooner_than_the_pause(tmp_path):

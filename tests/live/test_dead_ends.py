@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from tests.live.test_computer import computer_room, newest, until
+from tests.support.computer_room import computer_room, newest, until
 from tests.support.webkit import Table, button, friends, make_app, parse
 
 ASK_ROUND = "Deal again? This round will be lost."

@@ -201,12 +201,19 @@ class WatchedLock:
         self.inner.release()
 
 
-def test_the_room_is_held_from_the_first_draw_to_the_last(tables, monkeypatch):
+def test_the_room_is_held_from_the_first_draw_to_the_last(tmp_path, monkeypatch):
     """Nobody can act between the draws of one press: the room's lock is never let go."""
+    made: list[WatchedLock] = []
+
+    def room_lock() -> WatchedLock:  # the app makes each room's lock with this
+        made.append(WatchedLock())
+        return made[-1]
+
+    tables = friends(make_app(tmp_path / "db.sqlite3", ROOM_LOCK=room_lock))
     state = advance_until(tables, needs_draws, random.Random(RNG_SEED))
     mover = seat_on_turn(tables)
     services = mover.services
-    lock = services._locks[mover.room] = WatchedLock()
+    (lock,) = made  # one room, one lock
     seen = []
     commit = services.rooms.commit
 

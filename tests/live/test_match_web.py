@@ -7,8 +7,8 @@ import random
 
 from domino import game
 from domino.rules import PRESETS, Rules
-from tests.live.test_computer import computer_room, newest, settle
 from tests.support import checker
+from tests.support.computer_room import computer_room, newest, settle
 from tests.support.webkit import Table, button, friends, make_app, parse
 
 

@@ -19,9 +19,8 @@ import pytest
 
 from app import DEFAULT_PING_SECONDS
 from domino.web.live.pinger import PING_FRAME, Pinger
-from tests.live.test_socket_release import ended_by_server
-from tests.live.test_sockets import SEED, opened, table  # noqa: F401 (fixtures, on this module's server)
 from tests.support.live import live_server
+from tests.support.sockets import SEED, ended_by_server
 
 PING = DEFAULT_PING_SECONDS
 FEW_SECONDS = 5.0  # the server lets the seat go within this of the drop (a ping falls due, then
@@ -62,7 +61,7 @@ def test_the_default_ping_sees_a_vanished_peer_within_a_few_seconds():
     assert 2 * PING <= FEW_SECONDS - 1, "two pings' time, and a second to spare for the drift"
 
 
-def test_a_seat_that_vanishes_is_shown_away_within_a_few_seconds(table):  # noqa: F811
+def test_a_seat_that_vanishes_is_shown_away_within_a_few_seconds(table):
     host, guest = table.players
     hub = table.server.services.hub
     seen = len(host.ws.frames)

@@ -205,26 +205,26 @@ def test_the_review_runs_once_in_the_review_pool_then_comes_from_storage(app, sp
 
 
 class Held(list):
-    """The reviews that reached the pool, by key; each holds its slot until `release()`."""
+    """Passed to the reviews as what runs each one (`REVIEW_RUN`): the reviews that reached
+    the pool, by key; each holds its slot until `release()`."""
 
     def __init__(self) -> None:
         super().__init__()
         self.event = threading.Event()
+
+    def __call__(self, key, _text) -> None:
+        self.append(key)
+        assert self.event.wait(WAIT)
 
     def release(self) -> None:
         self.event.set()
 
 
 @pytest.fixture
-def started(monkeypatch):
+def started(app):
     """Reviews that reach the pool only to be counted, each running until released."""
     held = Held()
-
-    def run(self, key, text):
-        held.append(key)
-        assert held.event.wait(WAIT)
-
-    monkeypatch.setattr(analyses.Reviews, "_run", run)
+    app.config["REVIEW_RUN"] = held  # read when the app's reviews are first made
     yield held
     held.release()
 
@@ -272,7 +272,8 @@ def test_waiting_reviews_are_capped_per_seat_and_per_address(app, started):
 
 def test_a_review_nobody_asks_for_any_more_is_dropped_before_it_starts(app, started):
     now = [0.0]
-    reviews = analyses.Reviews(app.extensions["domino"].rooms.store, 1, clock=lambda: now[0])
+    store = app.extensions["domino"].rooms.store
+    reviews = analyses.Reviews(store, 1, clock=lambda: now[0], run=started)
     reviews.request("r", 1, "{}", 0, "203.0.113.1")  # running, holds the slot
     reviews.request("r", 2, "{}", 0, "203.0.113.1")  # asked once, then its page went away
     now[0] = 3.0

@@ -13,18 +13,9 @@ import urllib.parse
 import pytest
 
 from domino import game
-from tests.live.test_sockets import (  # noqa: F401 (opened: a fixture, on this module's server)
-    SEED,
-    WAIT,
-    Browser,
-    Player,
-    Table,
-    create_room,
-    csrf_field,
-    join_room,
-    opened,
-)
+from tests.support.client import Browser, csrf_field
 from tests.support.live import live_server
+from tests.support.sockets import SEED, Player, Table, create_room, join_room
 
 ROOT = "/games"
 SLOW = 30.0  # seconds to wait for the computer and its pushes on a loaded machine

@@ -9,35 +9,54 @@ import random
 import time
 from dataclasses import replace
 
+import pytest
+
 from domino.rules import PRESETS
+from domino.store import Store
+from domino.store.cache import Rooms
+from tests.support import drive
+from tests.support.drive import move_params
 from tests.support.webkit import Table, friends, make_app
-from tests.web.test_seats import AWAY, app, move_params, rooms  # noqa: F401 (fixtures)
+
+AWAY = 1.0  # seconds a seat must be away before it may be handed over, in these tests
 
 
-def finish(rooms, room, rng: random.Random, here=frozenset({0, 1})):  # noqa: F811 (not the fixture)
+@pytest.fixture
+def rooms(tmp_path):
+    store = Store(tmp_path / "rooms.sqlite3")
+    yield Rooms(store, random.Random(7))
+    store.close()
+
+
+@pytest.fixture
+def app(tmp_path):
+    return make_app(tmp_path / "domino.sqlite3", seed=3, AWAY_SECONDS=AWAY)
+
+
+def finish(rooms, room, rng: random.Random, here=frozenset({0, 1})):
     """Play the round of a room of people to its end with a bot's choices."""
     while not room.round.over:
         seat = room.round.turn
         name, params = move_params(room, seat, rng)
-        room = rooms.act(room.id, seat, name, params, here, room.seq)
+        room = drive.act(rooms, room.id, seat, name, params, here, room.seq)
     return room
 
 
-def test_handing_over_the_last_seat_a_new_round_waits_for_deals(rooms):  # noqa: F811
+def test_handing_over_the_last_seat_a_new_round_waits_for_deals(rooms):
     room, _creator = rooms.create()
-    room, _seat, _guest = rooms.join(room.id, None)
+    room, _seat, _guest = drive.join(rooms, room.id, None)
     room = finish(rooms, room, random.Random(1))
-    room = rooms.act(room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
     assert room.agreed == {0} and room.round.over  # the guest left without a word
-    room = rooms.hand_over(room.id, 1)
+    room = drive.hand_over(rooms, room.id, 1)
     assert room.handed(1) and not room.round.over and room.rounds == 2
     assert room.request is None
 
 
-def test_the_computer_never_plays_a_preview(rooms):  # noqa: F811
+def test_the_computer_never_plays_a_preview(rooms):
     for _ in range(50):  # a preview that opens on a seat other than the free one
         room, _creator = rooms.create("friend", rules=PRESETS["three"])
-        room = rooms.give(room.id, 1, "easy")
+        room = drive.give(rooms, room.id, 1, "easy")
         turn = room.round.turn
         if turn != 2:
             break
@@ -49,7 +68,7 @@ def test_the_computer_never_plays_a_preview(rooms):  # noqa: F811
 
 
 def test_the_computer_waits_while_a_person_is_away(tmp_path, decider):
-    app = make_app(tmp_path / "d.sqlite3", seed=2, BOT_DELAY_MS=400, BOT_DECIDE=decider)  # noqa: F811
+    app = make_app(tmp_path / "d.sqlite3", seed=2, BOT_DELAY_MS=400, BOT_DECIDE=decider)
     services = app.extensions["domino"]
     host = Table(app)
     host.create_room(preset="pairs")
@@ -94,7 +113,7 @@ def test_the_computer_waits_while_a_person_is_away(tmp_path, decider):
     assert services.rooms.get(host.room).seq > room.seq
 
 
-def test_a_handed_seat_comes_back_at_once_between_rounds(app):  # noqa: F811
+def test_a_handed_seat_comes_back_at_once_between_rounds(app):
     services = app.extensions["domino"]
     host, guest = friends(app)
     guest.disconnect()
@@ -116,7 +135,7 @@ def test_a_handed_seat_comes_back_at_once_between_rounds(app):  # noqa: F811
     assert not services.rooms.get(host.room).handed(1)
 
 
-def test_only_the_creator_sets_the_computers_levels(app):  # noqa: F811
+def test_only_the_creator_sets_the_computers_levels(app):
     host = Table(app)
     host.create_room(preset="three")
     host.connect()

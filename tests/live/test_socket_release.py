@@ -13,8 +13,8 @@ import time
 import pytest
 import websocket
 
-from tests.live.test_sockets import SEED, opened, table  # noqa: F401 (fixtures, on this module's server)
 from tests.support.live import live_server
+from tests.support.sockets import SEED, ended_by_server
 
 PING = 1.5  # seconds between the server's pings: a reading peer answers in far less
 WAIT = 10.0  # seconds to wait for what must come, on a slow machine
@@ -24,22 +24,6 @@ WAIT = 10.0  # seconds to wait for what must come, on a slow machine
 def server(tmp_path):
     with live_server(tmp_path / "domino.sqlite3", seed=SEED, PING_SECONDS=PING) as live:
         yield live
-
-
-def ended_by_server(ws, within: float) -> bool:
-    """True once the server has closed the connection (read past any frames it sent)."""
-    raw = ws.sock
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        raw.settimeout(max(0.01, deadline - time.monotonic()))
-        try:
-            if raw.recv(65536) == b"":
-                return True
-        except TimeoutError:
-            return False
-        except OSError:  # reset by the server: closed too
-            return True
-    return False
 
 
 def first_ping(ws, within: float) -> bool:

@@ -15,6 +15,8 @@ from domino.room import RoomError, fold
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.store import Store
 from domino.store.cache import Rooms
+from tests.support import drive
+from tests.support.drive import finish_round, move, seated
 
 TWO_SEATS = [name for name, rules in PRESETS.items() if rules.seats == 2]
 
@@ -26,34 +28,11 @@ def rooms(tmp_path):
     store.close()
 
 
-def seated(rooms, rules: Rules, kind: str = "friend"):
-    """A room under `rules` with every seat taken."""
-    room, _secret = rooms.create(kind, "medium", rules)
-    if kind == "friend":
-        room, seat, _guest = rooms.join(room.id, None)
-        assert seat == 1
-    return room
-
-
-def move(rooms, room, rng: random.Random):
-    """The seat to move plays a random legal action."""
-    seat = room.round.turn
-    action = rng.choice(game.legal_actions(room.round, seat))
-    return rooms.commit_as(room, seat, action)
-
-
-def finish_round(rooms, room, rng):
-    """Play the round in `room` to its end; returns the room and the round's outcome."""
-    while not room.round.over:
-        room = move(rooms, room, rng)
-    return room, game.outcome(room.round)
-
-
 def both_continue(rooms, room):
     """Seat 0 asks for the next deal, seat 1 agrees."""
-    room = rooms.act(room.id, 0, "new-round", {}, {0, 1}, room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, {0, 1}, room.seq)
     assert room.request == 0 and room.round.over  # one "Continue" deals nothing
-    return rooms.act(room.id, 1, "new-round", {}, {0, 1}, room.seq)
+    return drive.act(rooms, room.id, 1, "new-round", {}, {0, 1}, room.seq)
 
 
 @pytest.mark.parametrize("name", TWO_SEATS)
@@ -106,8 +85,8 @@ def test_a_new_match_asked_mid_round_starts_from_nothing(rooms):
     room = both_continue(rooms, room)
     room = move(rooms, room, rng)
     assert room.match.rounds == 1 and not room.round.over
-    room = rooms.act(room.id, 1, "new-round", {}, {0, 1}, room.seq)
-    room = rooms.act(room.id, 0, "accept-new-round", {}, {0, 1}, room.seq)
+    room = drive.act(rooms, room.id, 1, "new-round", {}, {0, 1}, room.seq)
+    room = drive.act(rooms, room.id, 0, "accept-new-round", {}, {0, 1}, room.seq)
     assert room.matches == 2 and room.match.rounds == 0 and room.round.moves == ()
 
 
@@ -118,7 +97,7 @@ def test_the_previous_winner_leads_the_next_round_with_any_tile(rooms):
         room, outcome = finish_round(rooms, room, rng)
         if room.match.over:
             break
-        room = rooms.act(room.id, 0, "new-round", {}, {0}, room.seq)  # the computer agrees
+        room = drive.act(rooms, room.id, 0, "new-round", {}, {0}, room.seq)  # the computer agrees
         if outcome.winner is None:
             assert room.round.turn == game.opener(rules, room.round.start.hands)[0]
         else:
@@ -128,9 +107,9 @@ def test_the_previous_winner_leads_the_next_round_with_any_tile(rooms):
 def test_preview_rounds_before_the_guest_count_for_nothing(rooms):
     room, _secret = rooms.create("friend", "medium", PRESETS["goat"])
     for _ in range(2):
-        room = rooms.act(room.id, 0, "new-round", {}, {0}, room.seq)
+        room = drive.act(rooms, room.id, 0, "new-round", {}, {0}, room.seq)
     assert room.matches == 1 and room.rounds == 0
-    joined, _seat, _guest = rooms.join(room.id, None)
+    joined, _seat, _guest = drive.join(rooms, room.id, None)
     assert joined.rounds == 1 and joined.match == new_match(PRESETS["goat"])
 
 

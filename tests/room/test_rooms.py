@@ -20,6 +20,7 @@ from domino.room import Room, RoomError, fold, secret_hash
 from domino.store import Conflict, Store
 from domino.store.cache import Rooms
 from domino.views import table_view
+from tests.support import drive
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def rooms(store):
 def seated(rooms):
     """A room with both seats taken; returns it and the two secrets."""
     room, creator = rooms.create()
-    room, seat, guest = rooms.join(room.id, None)
+    room, seat, guest = drive.join(rooms, room.id, None)
     assert seat == 1
     return room, creator, guest
 
@@ -148,24 +149,24 @@ def test_only_a_hash_of_the_secret_is_stored(rooms):
 
 def test_joining_gives_the_guest_seat_once(rooms):
     room, creator = rooms.create()
-    assert rooms.join(room.id, creator)[1] == 0
-    _, seat, guest = rooms.join(room.id, None)
+    assert drive.join(rooms, room.id, creator)[1] == 0
+    _, seat, guest = drive.join(rooms, room.id, None)
     assert seat == 1
-    assert rooms.join(room.id, guest)[1] == 1
-    assert rooms.join(room.id, None)[1] is None
-    assert rooms.join(room.id, "forged")[1] is None
+    assert drive.join(rooms, room.id, guest)[1] == 1
+    assert drive.join(rooms, room.id, None)[1] is None
+    assert drive.join(rooms, room.id, "forged")[1] is None
 
 
 def test_moves_need_both_seats_present_and_the_latest_seq(rooms):
     room, _, _ = seated(rooms)
     seat, action, params = legal_move(room)
     with pytest.raises(RoomError) as away:
-        rooms.act(room.id, seat, action, params, {seat}, room.seq)
+        drive.act(rooms, room.id, seat, action, params, {seat}, room.seq)
     assert away.value.code == "opponent-away"
     with pytest.raises(RoomError) as stale:
-        rooms.act(room.id, seat, action, params, {0, 1}, room.seq - 1)
+        drive.act(rooms, room.id, seat, action, params, {0, 1}, room.seq - 1)
     assert stale.value.code == "stale"
-    after = rooms.act(room.id, seat, action, params, {0, 1}, room.seq)
+    after = drive.act(rooms, room.id, seat, action, params, {0, 1}, room.seq)
     assert after.seq == room.seq + 1 and len(after.round.moves) == 1
 
 
@@ -174,37 +175,37 @@ def test_an_illegal_move_is_refused_and_nothing_is_stored(rooms):
     seat = room.round.turn
     before = rooms.store.load(room.id)
     with pytest.raises(game.IllegalMove):
-        rooms.act(room.id, 1 - seat, "draw", {}, {0, 1}, room.seq)
+        drive.act(rooms, room.id, 1 - seat, "draw", {}, {0, 1}, room.seq)
     with pytest.raises(game.IllegalMove):
-        rooms.act(room.id, seat, "play", {"tile": "7-7", "end": "left"}, {0, 1}, room.seq)
+        drive.act(rooms, room.id, seat, "play", {"tile": "7-7", "end": "left"}, {0, 1}, room.seq)
     with pytest.raises(RoomError):
-        rooms.act(room.id, seat, "play", {"tile": "6-x", "end": "left"}, {0, 1}, room.seq)
+        drive.act(rooms, room.id, seat, "play", {"tile": "6-x", "end": "left"}, {0, 1}, room.seq)
     assert rooms.store.load(room.id) == before
 
 
 def test_new_round_protocol(rooms):
     room, _, _ = seated(rooms)
     both = {0, 1}
-    room = rooms.act(room.id, 0, "new-round", {}, both, room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, both, room.seq)
     assert room.request == 0 and room.rounds == 1
     with pytest.raises(RoomError):
-        rooms.act(room.id, 0, "new-round", {}, both, room.seq)
+        drive.act(rooms, room.id, 0, "new-round", {}, both, room.seq)
     with pytest.raises(RoomError):
-        rooms.act(room.id, 0, "accept-new-round", {}, both, room.seq)
-    room = rooms.act(room.id, 1, "decline-new-round", {}, both, room.seq)
+        drive.act(rooms, room.id, 0, "accept-new-round", {}, both, room.seq)
+    room = drive.act(rooms, room.id, 1, "decline-new-round", {}, both, room.seq)
     assert room.request is None
-    room = rooms.act(room.id, 1, "new-round", {}, both, room.seq)
+    room = drive.act(rooms, room.id, 1, "new-round", {}, both, room.seq)
     seat, action, params = legal_move(room)
-    room = rooms.act(room.id, seat, action, params, both, room.seq)
+    room = drive.act(rooms, room.id, seat, action, params, both, room.seq)
     assert room.request is None  # a move cancels the request
-    room = rooms.act(room.id, 0, "new-round", {}, both, room.seq)
-    room = rooms.act(room.id, 1, "new-round", {}, both, room.seq)  # both asked: deal
+    room = drive.act(rooms, room.id, 0, "new-round", {}, both, room.seq)
+    room = drive.act(rooms, room.id, 1, "new-round", {}, both, room.seq)  # both asked: deal
     assert room.rounds == 2 and room.request is None and room.round.moves == ()
 
 
 def test_the_creator_alone_deals_again_at_once(rooms):
     room, _ = rooms.create()
-    again = rooms.act(room.id, 0, "new-round", {}, {0}, room.seq)
+    again = drive.act(rooms, room.id, 0, "new-round", {}, {0}, room.seq)
     assert again.seq == room.seq + 2 and again.round.start != room.round.start  # deal, commit
     assert again.rounds == 0  # still a preview
 
@@ -212,22 +213,22 @@ def test_the_creator_alone_deals_again_at_once(rooms):
 def test_the_guest_gets_a_fresh_deal_however_often_the_creator_dealt(rooms):
     room, _ = rooms.create()
     for _ in range(3):
-        room = rooms.act(room.id, 0, "new-round", {}, {0}, room.seq)
+        room = drive.act(rooms, room.id, 0, "new-round", {}, {0}, room.seq)
     preview = room.round.start
-    joined, seat, _secret = rooms.join(room.id, None)
+    joined, seat, _secret = drive.join(rooms, room.id, None)
     assert seat == 1 and joined.rounds == 1 and joined.round.moves == ()
     assert joined.round.start != preview
     kinds = [kind for _seq, kind, _data in rooms.store.load(room.id)[-3:]]
     assert kinds == ["seat", "deal", "commit"]
-    assert rooms.join(room.id, _secret)[0] == joined  # coming back deals nothing
+    assert drive.join(rooms, room.id, _secret)[0] == joined  # coming back deals nothing
 
 
 def test_a_fold_of_the_stored_events_is_the_cached_room(rooms):
     room, _, _ = seated(rooms)
     for _ in range(6):
         seat, action, params = legal_move(room)
-        room = rooms.act(room.id, seat, action, params, {0, 1}, room.seq)
-    room = rooms.act(room.id, 0, "new-round", {}, {0, 1}, room.seq)
+        room = drive.act(rooms, room.id, seat, action, params, {0, 1}, room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, {0, 1}, room.seq)
     assert fold(room.id, "friend", rooms.store.load(room.id)) == room
     fresh = Rooms(rooms.store)
     assert fresh.get(room.id) == room
@@ -240,7 +241,7 @@ def test_concurrent_duplicates_apply_once(rooms):
 
     def submit():
         try:
-            rooms.act(room.id, seat, action, params, {0, 1}, room.seq)
+            drive.act(rooms, room.id, seat, action, params, {0, 1}, room.seq)
             results.append("ok")
         except RoomError as error:
             results.append(error.code)
@@ -289,10 +290,10 @@ def test_made_up_room_ids_leave_nothing_behind(rooms):
         made_up = f"{number:022d}"
         assert rooms.get(made_up) is None
         with pytest.raises(RoomError):
-            rooms.join(made_up, None)
+            drive.join(rooms, made_up, None)
         with pytest.raises(RoomError):
-            rooms.act(made_up, 0, "draw", {}, {0, 1}, 1)
-    assert rooms._cache == {}
+            drive.act(rooms, made_up, 0, "draw", {}, {0, 1}, 1)
+    assert rooms.cached == 0
 
 
 def play_rounds(rooms, room, count: int):
@@ -300,10 +301,10 @@ def play_rounds(rooms, room, count: int):
     finished = []
     while len(finished) < count:
         if room.round.over:
-            room = rooms.act(room.id, 0, "new-round", {}, {0, 1}, room.seq)
-            room = rooms.act(room.id, 1, "accept-new-round", {}, {0, 1}, room.seq)
+            room = drive.act(rooms, room.id, 0, "new-round", {}, {0, 1}, room.seq)
+            room = drive.act(rooms, room.id, 1, "accept-new-round", {}, {0, 1}, room.seq)
         seat, action, params = legal_move(room)
-        room = rooms.act(room.id, seat, action, params, {0, 1}, room.seq)
+        room = drive.act(rooms, room.id, seat, action, params, {0, 1}, room.seq)
         if room.round.over:
             finished.append(room.round)
     return room, finished

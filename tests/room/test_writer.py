@@ -36,12 +36,22 @@ def insert(n: int):
     return lambda conn: conn.execute("INSERT INTO numbers VALUES (?)", [n])
 
 
-def held(path) -> tuple[Writer, threading.Event]:
-    """A writer whose batches, once committed, stay in their sync until the event is set."""
-    writer = Writer(connector(path), sync_delay=1.0)  # any delay: each sync calls _sleep
-    gate = threading.Event()
-    writer._sleep = lambda _seconds: gate.wait(30)  # the slow disk's wait, on the gate
-    return writer, gate
+class Gate(threading.Event):
+    """The slow disk's wait, passed to a writer as its sleep: it lasts until the test sets it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[float] = []  # the wait of each sync
+
+    def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        self.wait(30)
+
+
+def held(path) -> tuple[Writer, Gate]:
+    """A writer whose batches, once committed, stay in their sync until the gate is set."""
+    gate = Gate()
+    return Writer(connector(path), sync_delay=1.0, sleep=gate), gate  # any delay: each sync waits
 
 
 def wait_until(condition, what: str, seconds: float = 10.0) -> None:
@@ -64,7 +74,7 @@ def test_jobs_that_wait_together_are_committed_in_one_batch(table):
     first = started(writer.write, insert(0))
     wait_until(lambda: writer.begun == 1, "the first batch begun")  # it is held in its sync
     others = [started(writer.write, insert(n)) for n in range(1, 9)]
-    wait_until(lambda: len(writer._waiting) == 8, "all eight waiting")
+    wait_until(lambda: writer.waiting == 8, "all eight waiting")
     gate.set()
     for thread in [first, *others]:
         thread.join()
@@ -90,9 +100,9 @@ def test_a_job_that_fails_is_undone_alone_and_raises_in_its_caller(table):
     threads = [started(write, 1, insert(1))]
     wait_until(lambda: writer.begun == 1, "the first batch begun")  # it is held in its sync
     threads += [started(write, n, insert(n)) for n in (5, 6)]
-    wait_until(lambda: len(writer._waiting) == 2, "5 and 6 waiting")
+    wait_until(lambda: writer.waiting == 2, "5 and 6 waiting")
     threads.append(started(write, "twice", twice))
-    wait_until(lambda: len(writer._waiting) == 3, "twice waiting after them")
+    wait_until(lambda: writer.waiting == 3, "twice waiting after them")
     gate.set()
     for thread in threads:
         thread.join()
@@ -114,6 +124,7 @@ def test_a_write_is_answered_only_after_its_commit(table):
     assert not answered.is_set()  # ... and while its sync lasts, it is not answered
     gate.set()
     assert answered.wait(10)
+    assert gate.asked == [1.0]  # the sync waited on the sleep it was given, its delay long
     writer.close()
 
 

@@ -37,8 +37,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from flask import current_app
+
 from domino import bots
 from domino.views import seat_view
+from domino.web import seats
+from domino.web.live import tables
+from domino.web.routes import pages
 from tests.support.leakcheck import SEQ, ScannedTable, Scanner
 from tests.support.webkit import button, enabled, make_app, vals
 
@@ -285,6 +290,19 @@ def scan(
         "counters": scanner.counters,
         "examples": scanner.examples,
     }
+
+
+def leak_into_tables(monkeypatch, extra, modules=(tables, pages, seats)) -> None:
+    """Make every table the server renders (in `modules`: `tables` alone renders the hub's
+    pushes) end with `extra(tv, state)`, some markup."""
+    original = tables.render_table
+
+    def leaky(tv, *args, **kwargs):
+        html = original(tv, *args, **kwargs)
+        return html + extra(tv, current_app.extensions["domino"].rooms.get(tv.room).round)
+
+    for module in modules:
+        monkeypatch.setattr(module, "render_table", leaky)
 
 
 def main() -> None:

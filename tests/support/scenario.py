@@ -1,11 +1,17 @@
-"""Short notation for rule tests: deals from hand strings, moves as 'seat: 6-6 left'."""
+"""Short notation for rule tests: deals from hand strings, moves as 'seat: 6-6 left', public
+histories as 'seat action [tile end] @left,right'; and positions for the bots' tests."""
 
 from __future__ import annotations
 
+import dataclasses
+import random
+
 from domino import game
-from domino.events import DRAW, PASS, Play, RoundStarted
+from domino.bots.knowledge import deduce
+from domino.events import DRAW, PASS, Play, PublicMove, RoundStarted
 from domino.rules import DEFAULT, Rules
 from domino.tiles import Tile, tiles
+from domino.views import seat_view
 
 
 def deal_of(*hands: str, boneyard: str = "", rules: Rules = DEFAULT) -> RoundStarted:
@@ -44,3 +50,45 @@ def play(state: game.State, *moves: str) -> game.State:
 def line(state: game.State) -> str:
     """The line as laid, left to right: '5-2 2-2 2-6'."""
     return " ".join(str(laid) for laid in state.line)
+
+
+def position(deal_seed: int, moves: int, rules: Rules = DEFAULT) -> game.State:
+    """A round after `moves` random legal actions (or its end, if sooner)."""
+    state = game.start(game.deal(rules, random.Random(deal_seed)), rules)
+    rng = random.Random(deal_seed + 1)
+    for _ in range(moves):
+        if state.over:
+            break
+        state, _ = game.step(state, state.turn, rng.choice(game.legal_actions(state, state.turn)))
+    return state
+
+
+def reshuffled(state: game.State, seat: int, rng: random.Random) -> game.State:
+    """The same table with the hidden tiles dealt again: the other hands and the boneyard.
+
+    Every other hand keeps its size and still lacks every number the seat knows it lacks,
+    so the new world is consistent with everything public.
+    """
+    others = deduce(seat_view(state, seat)).others
+    hidden = [t for other in others for t in state.hands[other.seat]] + list(state.boneyard)
+    for _ in range(1000):
+        rng.shuffle(hidden)
+        hands, rest = list(state.hands), hidden
+        for other in others:
+            hands[other.seat], rest = tuple(rest[: other.count]), rest[other.count :]
+        if not any(t.has(n) for o in others for t in hands[o.seat] for n in o.voids):
+            break
+    return dataclasses.replace(state, hands=tuple(hands), boneyard=tuple(rest))
+
+
+def moves(*lines: str) -> list[PublicMove]:
+    """Public history written 'seat action [tile end] @left,right'."""
+    history = []
+    for line in lines:
+        words, ends = line.split("@")
+        left, right = (int(n) for n in ends.split(","))
+        seat, action, *rest = words.split()
+        tile = game.Tile.parse(rest[0]) if rest else None
+        end = rest[1] if rest else None
+        history.append(PublicMove(int(seat), action, tile, end, left, right))
+    return history

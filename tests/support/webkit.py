@@ -583,3 +583,29 @@ def fits(tile: Tile, state: game.State, end: str) -> bool:
     """True when `tile` may be laid at `end` of the line in `state`."""
     left, right = state.ends
     return tile.has(left if end == "left" else right)
+
+
+def friends_in(app, lang: str) -> tuple[Table, Table]:
+    """Like webkit.friends, with both browsers and their sockets in `lang`."""
+    a = Table(app)
+    a.client.set_cookie("lang", lang)
+    a.create_room()
+    b = Table(app, a.room)
+    b.client.set_cookie("lang", lang)
+    b.open()
+    assert b.join().status_code == 303
+    for table, tab in ((a, "100.a"), (b, "100.b")):
+        table.tab = tab
+        table.ws = FakeSocket(table.seen)
+        table.conn = connection(app, table.room, table.ws, tab, lang)
+        table.services.hub.attach(table.room, table.seat, table.conn)
+        table.fragment()
+    return a, b
+
+
+def two_way(state: game.State) -> list[Tile]:
+    """Tiles of the seat on turn that fit both ends, when the ends differ."""
+    if state.ends is None or state.ends[0] == state.ends[1]:
+        return []
+    plays = [p for p in game.legal_actions(state, state.turn) if isinstance(p, Play)]
+    return [p.tile for p in plays if fits(p.tile, state, "left") and fits(p.tile, state, "right")]

@@ -13,17 +13,15 @@ import pytest
 
 from domino import game
 from domino.events import DRAW, PASS, Play
-from domino.tiles import Tile
 from tests.support.webkit import (
-    FakeSocket,
     Node,
     Table,
     advance_until,
-    connection,
-    fits,
     friends,
+    friends_in,
     make_app,
     parse,
+    two_way,
 )
 
 NUMBERS = {
@@ -54,24 +52,6 @@ def app(tmp_path):
 @pytest.fixture
 def pair(app):
     return friends(app)
-
-
-def friends_in(app, lang: str) -> tuple[Table, Table]:
-    """Like webkit.friends, with both browsers and their sockets in `lang`."""
-    a = Table(app)
-    a.client.set_cookie("lang", lang)
-    a.create_room()
-    b = Table(app, a.room)
-    b.client.set_cookie("lang", lang)
-    b.open()
-    assert b.join().status_code == 303
-    for table, tab in ((a, "100.a"), (b, "100.b")):
-        table.tab = tab
-        table.ws = FakeSocket(table.seen)
-        table.conn = connection(app, table.room, table.ws, tab, lang)
-        table.services.hub.attach(table.room, table.seat, table.conn)
-        table.fragment()
-    return a, b
 
 
 def announce_of(html: str) -> Node:
@@ -138,14 +118,6 @@ def test_the_revealed_hands_have_spoken_names(app, lang):
         assert [n.get("aria-label") for n in own] == [
             spoken(t.low, t.high, lang) for t in state.hands[table.seat]
         ]
-
-
-def two_way(state: game.State) -> list[Tile]:
-    """Tiles of the seat on turn that fit both ends, when the ends differ."""
-    if state.ends is None or state.ends[0] == state.ends[1]:
-        return []
-    plays = [p for p in game.legal_actions(state, state.turn) if isinstance(p, Play)]
-    return [p.tile for p in plays if fits(p.tile, state, "left") and fits(p.tile, state, "right")]
 
 
 def test_the_end_buttons_say_how_the_tile_would_lie(pair):

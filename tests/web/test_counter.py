@@ -16,9 +16,9 @@ from domino.views import seat_view, table_view
 from domino.web.forms.rules_form import CardError, card_for, counter_from_form
 from domino.web.view.render import links, render_table
 from tests.support import leaks
+from tests.support.leaks import leak_into_tables
 from tests.support.scenario import play, round_of
 from tests.support.webkit import Table, friends, make_app, parse
-from tests.web.test_leaks import leak_into_tables
 
 # Seat 0 holds six of the seven sixes; the last one, 3-6, lies second in the boneyard.
 SIXES = ("6-6 0-6 1-6 2-6 4-6 5-6 4-4", "0-0 0-1 0-2 0-3 0-4 0-5 1-1")

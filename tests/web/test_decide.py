@@ -11,6 +11,7 @@ import pytest
 
 from domino import commands, game
 from domino.room import RoomError
+from tests.support import drive
 from tests.support.webkit import Table, friends, make_app, seat_on_turn
 
 
@@ -54,7 +55,7 @@ def test_a_move_the_computer_makes_is_applied_once(tmp_path, decider, applies):
     room = tables.get(player.room)
     if not room.computer_to_move:  # the player opens: one move, and the computer is to move
         action = game.legal_actions(room.round, 0)[0]
-        room = tables.rooms.commit_as(room, 0, action)
+        room = drive.commit_as(tables.rooms, room, 0, action)
     assert room.computer_to_move
     seat = room.round.turn
     action = game.legal_actions(room.round, seat)[0]

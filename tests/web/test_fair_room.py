@@ -12,28 +12,13 @@ from domino import game
 from domino.actions import fold_in, next_round
 from domino.fair import commitment, fair_deal
 from domino.room import fold
+from tests.support.fairness import deals, home_fields, seed_of
 from tests.support.webkit import Table, friends, make_app, parse
 
 
 @pytest.fixture
 def app(tmp_path):
     return make_app(tmp_path / "domino.sqlite3", seed=5, BOT_DELAY_MS=0)
-
-
-def seed_of(n: int) -> str:
-    return f"{n:032x}"
-
-
-def home_fields(player: Table) -> dict:
-    """What the home page's form carries for the first deal, with a client seed added as
-    static/fair.js adds it."""
-    form = parse(player.home().get_data(as_text=True)).one("data-rules-form")
-    token = form.find("name", "fair", tag="input").get("value")
-    return {"fair": token, "commitment": form.get("data-next-commitment")}
-
-
-def deals(player: Table) -> list[dict]:
-    return [data for _seq, kind, data in player.log if kind == "deal"]
 
 
 def server_seeds(player: Table) -> list[str]:

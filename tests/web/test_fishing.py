@@ -11,8 +11,8 @@ import random
 import pytest
 
 from domino.web.view.messages import refusal
+from tests.support.drive import move_params
 from tests.support.webkit import Table, friends, make_app, notice, parse
-from tests.web.test_seats import move_params
 
 DEALS = 3  # fresh deals an address may have in a minute (the default)
 

@@ -8,15 +8,13 @@ import random
 from dataclasses import replace
 
 import pytest
-from flask import current_app
 
 from domino import game
 from domino.rules import DEFAULT, PRESETS, Rules
-from domino.web import seats
 from domino.web.live import tables
-from domino.web.routes import pages
 from domino.web.view.faces import face
 from tests.support import leaks
+from tests.support.leaks import leak_into_tables
 from tests.support.webkit import leaked_tiles
 
 pytestmark = pytest.mark.slow  # every test runs the leak scanner over whole rounds
@@ -39,19 +37,6 @@ def test_a_short_scan_of_every_kind_of_room_of_three_and_four_finds_no_hidden_ti
     assert result["responses"] > 0 and result["frames"] > 0
     assert (result["partnered"] > 0) == (seats == "4")
     assert result["leaks"] == 0, result["examples"]
-
-
-def leak_into_tables(monkeypatch, extra, modules=(tables, pages, seats)) -> None:
-    """Make every table the server renders (in `modules`: `tables` alone renders the hub's
-    pushes) end with `extra(tv, state)`, some markup."""
-    original = tables.render_table
-
-    def leaky(tv, *args, **kwargs):
-        html = original(tv, *args, **kwargs)
-        return html + extra(tv, current_app.extensions["domino"].rooms.get(tv.room).round)
-
-    for module in modules:
-        monkeypatch.setattr(module, "render_table", leaky)
 
 
 def test_the_scanner_detects_a_boneyard_tile_in_the_markup(tmp_path, monkeypatch):

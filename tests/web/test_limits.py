@@ -352,18 +352,26 @@ def test_a_limit_not_in_the_config_is_read_from_the_environment(tmp_path, monkey
 
 def test_a_limited_request_works_out_its_seat_once_and_others_not_at_all(app, monkeypatch):
     a, _b = friends(app)
-    calls = []
+    asked, loaded = [], []  # the seat lookups the limits make; the rooms loaded for them
 
-    def counted():
-        calls.append(1)
-        return real()
+    def seat_asked(room_id):  # the lookup the limits use (web/seats.py)
+        asked.append(room_id)
+        return seated(room_id)
 
-    real = limits._seat_key
-    monkeypatch.setattr(limits, "_seat_key", counted)
+    def room_loaded(room_id):
+        loaded.append(room_id)
+        return get(room_id)
+
+    seated, get = limits.seated, a.services.get
+    monkeypatch.setattr(limits, "seated", seat_asked)
+    monkeypatch.setattr(a.services, "get", room_loaded)
     assert spend(a, 1) == [409]
-    assert len(calls) == 1
+    assert set(asked) == {a.room}  # the key, and whether it deals afresh
+    assert loaded == [a.room]  # worked out once, for the limits and the view alike
+    limited = len(asked)
     a.fragment()  # not limited
-    assert len(calls) == 1
+    assert len(asked) == limited
+    assert loaded == [a.room, a.room]  # the view's own look, none for the limits
 
 
 def test_the_headers_show_the_budget_when_asked_for(tmp_path):

@@ -12,8 +12,7 @@ import random
 
 import pytest
 
-from tests.support.webkit import Node, advance_until, friends, make_app, parse
-from tests.web.test_a11y_markup import friends_in, two_way
+from tests.support.webkit import Node, advance_until, friends, friends_in, make_app, parse, two_way
 
 VISIBLE = {"en": "Lay it here", "nl": "Hier leggen", "pl": "Połóż tutaj", "fr": "Poser ici"}
 

@@ -23,6 +23,7 @@ from domino.views import table_view
 from domino.web.view.faces import face
 from domino.web.view.i18n import words
 from domino.web.view.render import choices, links, render_table
+from tests.support import drive
 from tests.support.webkit import Table, friends, make_app, seat_on_turn
 
 
@@ -120,8 +121,8 @@ def test_every_link_of_a_table_reaches_the_route_it_means(tmp_path):
                 if isinstance(action, Play)
                 else (str(action).lower(), {})
             )
-            rooms.act(host.room, seat, name, params, frozenset({0, 1}), room.seq)
-        room = rooms.act(host.room, 0, "new-round", {}, frozenset({0, 1}), room.seq)
+            drive.act(rooms, host.room, seat, name, params, frozenset({0, 1}), room.seq)
+        room = drive.act(rooms, host.room, 0, "new-round", {}, frozenset({0, 1}), room.seq)
         views.append(table_view(room, 1, {0, 1}))  # asked: accept or decline
         for view in views:
             where = links(rooms.get(view.room))

@@ -17,6 +17,7 @@ from domino.tiles import Laid
 from domino.views import table_view
 from domino.web.view import faces, names, parts, render, scoring, story
 from domino.web.view.render import Links, links, render_table
+from tests.support import drive
 from tests.support.webkit import company, make_app, parse
 
 LANGUAGES = ("en", "nl", "pl", "fr")
@@ -70,8 +71,8 @@ def three_seats(app):
     """A table of three: the creator, a guest (seat 1), the computer on seat 2."""
     rooms = app.extensions["domino"].rooms
     room, _secret = rooms.create("friend", rules=PRESETS["three"])
-    rooms.join(room.id, None)
-    return rooms, rooms.give(room.id, 2, "easy")
+    drive.join(rooms, room.id, None)
+    return rooms, drive.give(rooms, room.id, 2, "easy")
 
 
 def where(app, room) -> Links:
@@ -84,7 +85,7 @@ def test_a_new_name_shows_at_once_though_nothing_was_played(app):
     path = where(app, room)
     before = draw_both_ways(app, table_view(room, 0, {0, 1}), path)
     for name in ("Ann", "Bea"):
-        room = rooms.name(room.id, 1, name)
+        room = drive.name(rooms, room.id, 1, name)
         html = draw_both_ways(app, table_view(room, 0, {0, 1}), path)
         shown = company(parse(html))[1]
         assert shown.find("class", "who").text == name
@@ -95,19 +96,19 @@ def test_a_new_name_shows_at_once_though_nothing_was_played(app):
 
 def test_a_given_name_is_kept_by_no_cache(app):
     rooms, room = three_seats(app)
-    room = rooms.name(room.id, 1, "Zebedee")
+    room = drive.name(rooms, room.id, 1, "Zebedee")
     for seat in (0, 1):
         html = draw(app, table_view(room, seat, {0, 1}, away_long={1 - seat}), where(app, room))
         assert "Zebedee" in html
     tellers = story.TELLERS.values()
-    kept = [*caches(), *(t._told for t in tellers), *(t._items for t in tellers)]
+    kept = [*caches(), *(cache for teller in tellers for cache in teller.caches)]
     assert "Zebedee" not in repr(kept)
 
 
 def test_presence_shows_as_it_is_at_the_same_move(app):
     rooms = app.extensions["domino"].rooms
     room, _secret = rooms.create("friend")
-    room = rooms.join(room.id, None)[0]
+    room = drive.join(rooms, room.id, None)[0]
     path = where(app, room)
     for present in ({0, 1}, {0}, {0, 1}):
         html = draw_both_ways(app, table_view(room, 0, present), path)
@@ -124,7 +125,7 @@ def test_presence_shows_as_it_is_at_the_same_move(app):
 def test_languages_do_not_mix(app):
     rooms, room = three_seats(app)
     turn = room.round.turn
-    room = rooms.commit_as(room, turn, game.legal_actions(room.round, turn)[0])
+    room = drive.commit_as(rooms, room, turn, game.legal_actions(room.round, turn)[0])
     tv, path = table_view(room, 0, {0, 1}), where(app, room)
     alone = {}
     for lang in LANGUAGES:
@@ -141,7 +142,7 @@ def test_another_state_under_the_same_move_gets_its_own_line(app):
     it) is drawn from its own."""
     rooms, room = three_seats(app)
     seat = room.round.turn
-    room = rooms.commit_as(room, seat, game.legal_actions(room.round, seat)[0])
+    room = drive.commit_as(rooms, room, seat, game.legal_actions(room.round, seat)[0])
     tv, path = table_view(room, 0, {0, 1}), where(app, room)
     first = draw(app, tv, path)
     other = dataclasses.replace(tv, game=dataclasses.replace(tv.game, line=(Laid(6, 4),)))
@@ -154,7 +155,7 @@ def test_another_state_under_the_same_move_gets_its_own_line(app):
 def test_links_are_each_page_own(app):
     rooms = app.extensions["domino"].rooms
     room, _secret = rooms.create("friend")
-    room = rooms.join(room.id, None)[0]
+    room = drive.join(rooms, room.id, None)[0]
     tv = table_view(room, room.round.turn, {0, 1})
     _rooms, three = three_seats(app)
     creator = table_view(three, 0, {0, 1})  # sets the level of the computer's seat
@@ -171,10 +172,10 @@ def test_a_story_told_is_told_again_only_to_whom_it_was_told(app):
     the same room, seat and moves told as at a computer's table name the computer."""
     rooms = app.extensions["domino"].rooms
     room, _secret = rooms.create("friend")
-    room = rooms.join(room.id, None)[0]
+    room = drive.join(rooms, room.id, None)[0]
     for _move in range(3):
         turn = room.round.turn
-        room = rooms.commit_as(room, turn, game.legal_actions(room.round, turn)[0])
+        room = drive.commit_as(rooms, room, turn, game.legal_actions(room.round, turn)[0])
     tv, path = table_view(room, 0, {0, 1}), where(app, room)
     friend = draw(app, tv, path)
     other = draw(app, dataclasses.replace(tv, kind="computer"), path)
@@ -202,7 +203,7 @@ def test_tables_drawn_warm_are_the_tables_drawn_cold(app, preset, kind):
     rooms = app.extensions["domino"].rooms
     room, _secret = rooms.create(kind, rules=PRESETS[preset])
     if kind == "friend":
-        room = rooms.join(room.id, None)[0]
+        room = drive.join(rooms, room.id, None)[0]
     rng, path = random.Random(11), where(app, room)
     for _move in range(60):
         for seat in room.humans:
@@ -215,10 +216,10 @@ def test_tables_drawn_warm_are_the_tables_drawn_cold(app, preset, kind):
         if room.round.over:  # every person asks or agrees, one at a time
             seat = next(seat for seat in room.humans if seat not in room.agreed)
             answer = "new-round" if room.request is None else "accept-new-round"
-            room = rooms.act(room.id, seat, answer, {}, set(room.humans), room.seq)
+            room = drive.act(rooms, room.id, seat, answer, {}, set(room.humans), room.seq)
             continue
         turn = room.round.turn
-        room = rooms.commit_as(room, turn, rng.choice(game.legal_actions(room.round, turn)))
+        room = drive.commit_as(rooms, room, turn, rng.choice(game.legal_actions(room.round, turn)))
     assert "data-chain" in html
 
 
@@ -236,7 +237,7 @@ def test_a_tile_of_the_hand_is_drawn_for_its_own_state(app):
     the same tile that opened one round is a plain tile in the next."""
     rooms = app.extensions["domino"].rooms
     room, _secret = rooms.create("friend")
-    room = rooms.join(room.id, None)[0]
+    room = drive.join(rooms, room.id, None)[0]
     opener = next(seat for seat in (0, 1) if table_view(room, seat, {0, 1}).game.opening)
     tv, path = table_view(room, opener, {0, 1}), where(app, room)
     tile = str(tv.game.opening)

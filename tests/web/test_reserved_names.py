@@ -20,6 +20,7 @@ from domino.views import table_view
 from domino.web.view.i18n import LANGUAGES, gettext, pgettext
 from domino.web.view.messages import refusal
 from domino.web.view.names import name_of, place, reserved_words
+from tests.support import drive
 from tests.support.webkit import Table, make_app, notice, parse
 
 REFUSED = [
@@ -95,11 +96,11 @@ def table_views(tmp_path):
     for kind, preset in (("friend", "classic"), ("computer", "classic"), ("friend", "three")):
         room, _secret = rooms.create(kind, rules=PRESETS[preset])
         while not room.full:
-            room = rooms.join(room.id, None)[0]
+            room = drive.join(rooms, room.id, None)[0]
         yield from (table_view(room, seat, set()) for seat in range(room.rules.seats))
     room, _secret = rooms.create("friend", rules=PRESETS["pairs"])
     while not room.full:
-        room = rooms.join(room.id, None)[0]
+        room = drive.join(rooms, room.id, None)[0]
     yield from (table_view(room, seat, set()) for seat in range(4))
     store.close()
 

@@ -429,7 +429,7 @@ def test_every_setting_has_a_sentence(app):
 def test_the_card_and_the_invitation_speak_the_language(app, lang):
     """No English left on the card (open on each preset, or refusing each setting) nor on
     the invitation's rules."""
-    from tests.web.test_i18n import ENGLISH_WORDS, english_phrases, visible_text
+    from tests.support.languages import ENGLISH_WORDS, english_phrases, visible_text
 
     phrases = english_phrases(lang)
     browser = Table(app)

@@ -11,14 +11,13 @@ import time
 
 import pytest
 
-from domino import bots, game
 from domino.commands import decide
 from domino.records import record_names
 from domino.room import RoomError, fold, secret_hash
 from domino.rules import PRESETS
 from domino.store import Store
 from domino.store.cache import Rooms
-from domino.views import seat_view
+from tests.support import drive
 from tests.support.checker import check_record
 from tests.support.doubles import Clock
 from tests.support.webkit import Table, friends, make_app
@@ -39,14 +38,6 @@ def app(tmp_path):
     return make_app(tmp_path / "domino.sqlite3", seed=3, AWAY_SECONDS=AWAY)
 
 
-def move_params(room, seat: int, rng: random.Random) -> tuple[str, dict]:
-    """A bot's choice for `seat`, as the request parameters of its action."""
-    action = bots.decide("easy", seat_view(room.round, seat), rng.getrandbits(32))
-    if isinstance(action, game.Play):
-        return "play", {"tile": str(action.tile), "end": action.end}
-    return str(action).lower(), {}
-
-
 # -- seating -------------------------------------------------------------------------------
 
 
@@ -56,14 +47,14 @@ def test_one_link_fills_the_seats_in_order_and_the_last_one_deals_afresh(rooms):
     secrets = []
     for seat in (1, 2, 3):
         assert not room.full and room.rounds == 0
-        room, taken, secret = rooms.join(room.id, None)
+        room, taken, secret = drive.join(rooms, room.id, None)
         assert taken == seat
         secrets.append(secret)
     assert room.full and room.rounds == 1 and room.round is not preview
     assert [room.seat_of(s) for s in secrets] == [1, 2, 3]
-    assert rooms.join(room.id, creator)[1] == 0  # the creator's browser gets its seat back
-    assert rooms.join(room.id, secrets[1])[1] == 2
-    room, seat, secret = rooms.join(room.id, None)  # a fifth browser: the table is full
+    assert drive.join(rooms, room.id, creator)[1] == 0  # the creator's browser gets its seat back
+    assert drive.join(rooms, room.id, secrets[1])[1] == 2
+    room, seat, secret = drive.join(rooms, room.id, None)  # a fifth browser: the table is full
     assert seat is None and secret is None and room.full
 
 
@@ -76,29 +67,29 @@ def test_a_computer_room_of_four_seats_the_computer_everywhere_but_the_creator(r
 
 def test_the_creator_gives_free_seats_to_the_computer(rooms):
     room, _creator = rooms.create("friend", rules=PRESETS["three"])
-    room = rooms.give(room.id, 2, "easy")
+    room = drive.give(rooms, room.id, 2, "easy")
     assert room.bots == (None, None, "easy") and room.free == (1,) and room.rounds == 0
     with pytest.raises(RoomError) as taken:
-        rooms.give(room.id, 2, "hard")
+        drive.give(rooms, room.id, 2, "hard")
     assert taken.value.code == "seat-taken"
     with pytest.raises(RoomError) as level:
-        rooms.give(room.id, 1, "genius")
+        drive.give(rooms, room.id, 1, "genius")
     assert level.value.code == "bad-level"
-    room, seat, _guest = rooms.join(room.id, None)
+    room, seat, _guest = drive.join(rooms, room.id, None)
     assert seat == 1 and room.full and room.rounds == 1
     assert record_names(room) == ("player 1", "player 2", "computer")
-    room = rooms.set_level(room.id, "hard", 2)
+    room = drive.set_level(rooms, room.id, "hard", 2)
     assert room.bots == (None, None, "hard")
     with pytest.raises(RoomError) as person:
-        rooms.set_level(room.id, "hard", 1)
+        drive.set_level(rooms, room.id, "hard", 1)
     assert person.value.code == "not-computer"
 
 
 def test_giving_the_last_free_seat_deals_afresh(rooms):
     room, _creator = rooms.create("friend", rules=PRESETS["three"])
-    room, _seat, _guest = rooms.join(room.id, None)
+    room, _seat, _guest = drive.join(rooms, room.id, None)
     preview = room.round
-    room = rooms.give(room.id, 2, "medium")
+    room = drive.give(rooms, room.id, 2, "medium")
     assert room.full and room.rounds == 1 and room.round is not preview
     kinds = [kind for _seq, kind, _data in rooms.store.load(room.id)][-3:]
     assert kinds == ["level", "deal", "commit"]
@@ -119,7 +110,7 @@ def three_people(rooms):
     room, creator = rooms.create("friend", rules=PRESETS["three"])
     secrets = [creator]
     for _ in (1, 2):
-        room, _seat, secret = rooms.join(room.id, None)
+        room, _seat, secret = drive.join(rooms, room.id, None)
         secrets.append(secret)
     return room, secrets
 
@@ -127,7 +118,7 @@ def three_people(rooms):
 def test_play_goes_on_only_while_every_person_is_there(rooms):
     room, _secrets = three_people(rooms)
     seat = room.round.turn
-    name, params = move_params(room, seat, random.Random(1))
+    name, params = drive.move_params(room, seat, random.Random(1))
     absent = (seat + 1) % 3
     everyone_else = frozenset(range(3)) - {absent}
     with pytest.raises(RoomError) as away:
@@ -141,8 +132,8 @@ def test_turns_go_round_in_seat_order(rooms):
     rng, here = random.Random(2), frozenset(range(3))
     while not room.round.over:
         seat = room.round.turn
-        name, params = move_params(room, seat, rng)
-        room = rooms.act(room.id, seat, name, params, here, room.seq)
+        name, params = drive.move_params(room, seat, rng)
+        room = drive.act(rooms, room.id, seat, name, params, here, room.seq)
         if name != "draw" and not room.round.over:
             assert room.round.turn == (seat + 1) % 3
 
@@ -150,36 +141,36 @@ def test_turns_go_round_in_seat_order(rooms):
 def test_a_new_round_needs_every_persons_word_and_a_move_cancels_the_request(rooms):
     room, _secrets = three_people(rooms)
     here, first = frozenset(range(3)), room.round
-    room = rooms.act(room.id, 0, "new-round", {}, here, room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, here, room.seq)
     assert room.request == 0 and room.agreed == {0} and room.round is first
     with pytest.raises(RoomError) as again:
-        rooms.act(room.id, 0, "new-round", {}, here, room.seq)
+        drive.act(rooms, room.id, 0, "new-round", {}, here, room.seq)
     assert again.value.code == "already-asked"
-    room = rooms.act(room.id, 1, "accept-new-round", {}, here, room.seq)
+    room = drive.act(rooms, room.id, 1, "accept-new-round", {}, here, room.seq)
     assert room.agreed == {0, 1} and room.round is first  # one person still to agree
-    room = rooms.act(room.id, 2, "decline-new-round", {}, here, room.seq)
+    room = drive.act(rooms, room.id, 2, "decline-new-round", {}, here, room.seq)
     assert room.request is None and room.agreed == frozenset()
-    room = rooms.act(room.id, 2, "new-round", {}, here, room.seq)
+    room = drive.act(rooms, room.id, 2, "new-round", {}, here, room.seq)
     seat = room.round.turn
-    name, params = move_params(room, seat, random.Random(3))
-    room = rooms.act(room.id, seat, name, params, here, room.seq)
+    name, params = drive.move_params(room, seat, random.Random(3))
+    room = drive.act(rooms, room.id, seat, name, params, here, room.seq)
     assert room.request is None and room.agreed == frozenset()  # the move cancelled it
     before = room.round
     for seat in (0, 1):
-        room = rooms.act(room.id, seat, "new-round", {}, here, room.seq)
+        room = drive.act(rooms, room.id, seat, "new-round", {}, here, room.seq)
     assert room.round is before and room.agreed == {0, 1}
-    room = rooms.act(room.id, 2, "new-round", {}, here, room.seq)
+    room = drive.act(rooms, room.id, 2, "new-round", {}, here, room.seq)
     assert room.round is not before and room.round.line == () and room.request is None
 
 
 def test_the_computers_word_is_always_given(rooms):
     room, _creator = rooms.create("friend", rules=PRESETS["three"])
-    room = rooms.give(room.id, 2, "easy")
-    room, _seat, _guest = rooms.join(room.id, None)
+    room = drive.give(rooms, room.id, 2, "easy")
+    room, _seat, _guest = drive.join(rooms, room.id, None)
     dealt = room.round
-    room = rooms.act(room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
     assert room.round is dealt and room.agreed == {0}
-    room = rooms.act(room.id, 1, "new-round", {}, frozenset({0, 1}), room.seq)
+    room = drive.act(rooms, room.id, 1, "new-round", {}, frozenset({0, 1}), room.seq)
     assert room.round is not dealt
 
 
@@ -197,7 +188,7 @@ def play_out(app, player: Table, rng: random.Random, moves: int = 200) -> None:
             return
         if room.round.turn == player.seat:
             player.fragment()
-            name, params = move_params(room, player.seat, rng)
+            name, params = drive.move_params(room, player.seat, rng)
             response = player.post(name, **params)
             assert response.status_code == 200, response.get_data(as_text=True)
     raise AssertionError("the round did not end")
@@ -226,7 +217,7 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
     room = services.rooms.get(host.room)
     if room.round.turn == 1:  # the guest opens: let them, so the host is to move
         guest.fragment()
-        name, params = move_params(room, 1, random.Random(5))
+        name, params = drive.move_params(room, 1, random.Random(5))
         guest.post(name, **params)
     guest.disconnect()
     host.fragment()
@@ -242,7 +233,7 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
         room = services.rooms.get(host.room)
         if room.round.over or room.round.turn != 0:
             break
-        name, params = move_params(room, 0, rng)
+        name, params = drive.move_params(room, 0, rng)
         assert host.post(name, **params).status_code == 200
     assert services.computer.wait_idle()
     room = services.rooms.get(host.room)
@@ -256,7 +247,7 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
     assert not room.round.over, "this seed's round lasts longer: pick another seed"
     assert room.round.turn == 0 and room.handed(1)  # not its turn: the computer keeps it
     while room.round.turn == 0:
-        name, params = move_params(room, 0, rng)
+        name, params = drive.move_params(room, 0, rng)
         assert host.post(name, **params).status_code == 200
         assert services.computer.wait_idle()
         room = services.rooms.get(host.room)
@@ -267,16 +258,16 @@ def test_a_seat_away_for_long_is_handed_to_the_computer_and_taken_back(tmp_path)
 
 def test_a_handed_seat_is_not_played_by_its_browser_until_taken_back(rooms):
     room, _creator = rooms.create()
-    room, _seat, _guest = rooms.join(room.id, None)
-    room = rooms.hand_over(room.id, 1)
+    room, _seat, _guest = drive.join(rooms, room.id, None)
+    room = drive.hand_over(rooms, room.id, 1)
     with pytest.raises(RoomError) as refused:
         decide(room, 1, "new-round", {}, frozenset({0, 1}), random.Random(1))
     assert refused.value.code == "computer-plays"
     assert room.humans == (0,) and room.full
-    room = rooms.take_back(room.id, 1)
+    room = drive.take_back(rooms, room.id, 1)
     assert room.humans == (0, 1) and not room.handed(1)
     with pytest.raises(RoomError) as again:
-        rooms.take_back(room.id, 1)
+        drive.take_back(rooms, room.id, 1)
     assert again.value.code == "not-handed"
 
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from app import create_app
+from tests.support.fairness import deals, home_fields, seed_of
 from tests.support.webkit import Table, make_app, parse
-from tests.web.test_fair_room import deals, home_fields, seed_of
 
 TOKEN = r"[A-Za-z0-9_-]{22}"  # 128 random bits, as room.new_room_id draws them
 

@@ -22,6 +22,7 @@ from domino.store import Store
 from domino.store.cache import Rooms
 from domino.views import seat_view
 from domino.web.view.messages import refusal
+from tests.support import drive
 from tests.support.doubles import Clock
 from tests.support.webkit import Table, friends, make_app, notice, parse
 
@@ -40,9 +41,9 @@ def seated(rooms, preset: str = "classic", given: dict | None = None):
     (seat: level), which the creator gives to the computer."""
     room, _creator = rooms.create("friend", rules=PRESETS[preset])
     for seat, level in (given or {}).items():
-        room = rooms.give(room.id, seat, level)
+        room = drive.give(rooms, room.id, seat, level)
     while not room.full:
-        room, _seat, _secret = rooms.join(room.id, None)
+        room, _seat, _secret = drive.join(rooms, room.id, None)
     return room
 
 
@@ -54,7 +55,7 @@ def play(rooms, room, moves: int, rng: random.Random):
             break
         seat = room.round.turn
         action = bots.decide("easy", seat_view(room.round, seat), rng.getrandbits(32))
-        room = rooms.commit_as(room, seat, action)
+        room = drive.commit_as(rooms, room, seat, action)
     return room
 
 
@@ -73,14 +74,14 @@ def here(room) -> frozenset[int]:
 
 def test_a_new_round_mid_round_waits_for_the_away_player(rooms):
     room = seated(rooms)
-    room = rooms.hand_over(room.id, 1)
+    room = drive.hand_over(rooms, room.id, 1)
     dealt = room.round
     assert room.humans == (0,) and not dealt.over
-    room = rooms.act(room.id, 0, "new-round", {}, here(room), room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, here(room), room.seq)
     assert room.round is dealt and room.rounds == 1  # nothing dealt: the guest's word is missing
     assert room.request == 0 and room.agreed == {0}
     with pytest.raises(RoomError) as again:
-        rooms.act(room.id, 0, "new-round", {}, here(room), room.seq)
+        drive.act(rooms, room.id, 0, "new-round", {}, here(room), room.seq)
     assert again.value.code == "already-asked"
     assert rooms.get(room.id).round is dealt
 
@@ -88,41 +89,41 @@ def test_a_new_round_mid_round_waits_for_the_away_player(rooms):
 def test_a_new_match_mid_match_waits_for_the_away_player(rooms):
     room = seated(rooms, "three")
     room = play(rooms, room, 3, random.Random(2))
-    room = rooms.hand_over(room.id, 2)
+    room = drive.hand_over(rooms, room.id, 2)
     match, round_ = room.match, room.round
     assert not round_.over and match is not None
     for seat in (0, 1):  # both people at the table want a new match
-        room = rooms.act(room.id, seat, "new-round", {}, here(room), room.seq)
+        room = drive.act(rooms, room.id, seat, "new-round", {}, here(room), room.seq)
     assert room.round is round_ and room.match is match and room.matches == 1
     assert room.agreed == {0, 1} and room.request == 0
 
 
 def test_a_request_open_when_the_seat_is_handed_over_is_not_granted_mid_round(rooms):
     room = seated(rooms)
-    room = rooms.act(room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, frozenset({0, 1}), room.seq)
     dealt = room.round
-    room = rooms.hand_over(room.id, 1)  # the guest left without a word
+    room = drive.hand_over(rooms, room.id, 1)  # the guest left without a word
     assert room.handed(1) and room.round is dealt and room.rounds == 1
     assert room.request == 0 and room.agreed == {0}
 
 
 def test_a_word_the_away_player_gave_before_leaving_still_counts(rooms):
     room = seated(rooms, "three")
-    room = rooms.act(room.id, 2, "new-round", {}, frozenset({0, 1, 2}), room.seq)
-    room = rooms.hand_over(room.id, 2)
-    room = rooms.act(room.id, 0, "new-round", {}, here(room), room.seq)
+    room = drive.act(rooms, room.id, 2, "new-round", {}, frozenset({0, 1, 2}), room.seq)
+    room = drive.hand_over(rooms, room.id, 2)
+    room = drive.act(rooms, room.id, 0, "new-round", {}, here(room), room.seq)
     dealt = room.round
-    room = rooms.act(room.id, 1, "new-round", {}, here(room), room.seq)
+    room = drive.act(rooms, room.id, 1, "new-round", {}, here(room), room.seq)
     assert room.round is not dealt and room.matches == 2  # every holder's word: a new match
 
 
 def test_continue_between_rounds_goes_on_with_the_stand_ins_word(rooms):
     room = seated(rooms, "match-100")
-    room = rooms.hand_over(room.id, 1)
+    room = drive.hand_over(rooms, room.id, 1)
     room = finish(rooms, room, random.Random(3))
     assert room.between_rounds and not room.match.over
     scores = room.match.scores
-    room = rooms.act(room.id, 0, "new-round", {}, here(room), room.seq)  # "Continue"
+    room = drive.act(rooms, room.id, 0, "new-round", {}, here(room), room.seq)  # "Continue"
     assert not room.round.over and room.rounds == 2
     assert room.matches == 1 and room.match.scores == scores  # the same match goes on
 
@@ -131,9 +132,9 @@ def test_continue_waits_no_longer_once_the_last_person_is_handed_over(rooms):
     room = seated(rooms, "three")
     room = finish(rooms, room, random.Random(4))
     for seat in (0, 1):
-        room = rooms.act(room.id, seat, "new-round", {}, frozenset({0, 1, 2}), room.seq)
+        room = drive.act(rooms, room.id, seat, "new-round", {}, frozenset({0, 1, 2}), room.seq)
     assert room.round.over and room.agreed == {0, 1}
-    room = rooms.hand_over(room.id, 2)  # between rounds: the stand-in is ready
+    room = drive.hand_over(rooms, room.id, 2)  # between rounds: the stand-in is ready
     assert not room.round.over and room.rounds == 2 and room.request is None
 
 
@@ -142,12 +143,12 @@ def test_continue_waits_no_longer_once_the_last_person_is_handed_over(rooms):
 
 def test_the_stand_in_plays_at_medium_whatever_the_other_computers_play(rooms):
     room = seated(rooms, "three", given={2: "hard"})
-    room = rooms.hand_over(room.id, 1)
+    room = drive.hand_over(rooms, room.id, 1)
     assert room.bots == (None, "medium", "hard")
     with pytest.raises(RoomError) as switched:
-        rooms.set_level(room.id, "easy", 1)
+        drive.set_level(rooms, room.id, "easy", 1)
     assert switched.value.code == "stand-in-level"
-    room = rooms.set_level(room.id, "easy")  # the seats nobody holds: seat 2 only
+    room = drive.set_level(rooms, room.id, "easy")  # the seats nobody holds: seat 2 only
     assert room.bots == (None, "medium", "easy")
 
 
@@ -156,9 +157,9 @@ def test_a_seat_handed_over_again_gets_the_level_it_had_then(rooms):
     # A stand-in from before issue 27, whose level the player present chose.
     room = rooms.commit(Decision.of(room).then([level_event(1, "hard")]))
     assert room.handed(1) and room.stand_ins == (None, "hard")
-    room = rooms.take_back(room.id, 1)
+    room = drive.take_back(rooms, room.id, 1)
     assert not room.handed(1)
-    room = rooms.hand_over(room.id, 1)
+    room = drive.hand_over(rooms, room.id, 1)
     assert room.bots == (None, "hard")
     refolded = fold(room.id, room.kind, rooms.store.load(room.id))
     assert refolded.stand_ins == (None, "hard") and refolded.bots == (None, "hard")

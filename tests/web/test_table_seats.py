@@ -470,7 +470,7 @@ def test_every_seat_control_is_labelled(app):
 
 @pytest.mark.parametrize("lang", ["nl", "pl", "fr"])
 def test_a_table_of_four_speaks_the_language(app, lang):
-    from tests.web.test_i18n import ENGLISH_WORDS, english_phrases, visible_text
+    from tests.support.languages import ENGLISH_WORDS, english_phrases, visible_text
 
     phrases = english_phrases(lang)
     tables = seated(app, "pairs", 2)

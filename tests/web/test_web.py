@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import threading
 import time
 
 import pytest
@@ -875,13 +876,19 @@ def test_the_socket_refuses_foreign_pages_and_browsers_without_a_seat(pair):
     assert stranger.client.get("/r/" + "A" * 22 + "/ws", headers=headers).status_code == 403
 
 
-def test_looking_up_unknown_rooms_leaves_nothing_behind(app):
+def test_looking_up_unknown_rooms_leaves_nothing_behind(tmp_path):
     """Anybody can ask for made-up room ids; the server must not keep anything per id."""
-    tables = app.extensions["domino"]
-    rooms = tables.rooms
+    locks = []
+
+    def room_lock():  # the app makes each room's lock with this
+        locks.append(threading.RLock())
+        return locks[-1]
+
+    app = make_app(tmp_path / "domino.sqlite3", seed=7, ROOM_LOCK=room_lock)
+    rooms = app.extensions["domino"].rooms
     client = app.test_client()
     client.get("/")
-    locks, cached = len(tables._locks), len(rooms._cache)
+    made, cached = len(locks), rooms.cached
     for number_ in range(200):
         assert client.get(f"/r/{number_:022d}").status_code == 404
-    assert (len(tables._locks), len(rooms._cache)) == (locks, cached)
+    assert (len(locks), rooms.cached) == (made, cached)

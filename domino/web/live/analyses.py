@@ -41,8 +41,10 @@ def seed_of(text: str) -> int:
 class Reviews:
     """The reviews of one app: one job per round at most, queued fairly for the review pool."""
 
-    def __init__(self, store, processes: int, clock=time.monotonic) -> None:
+    def __init__(self, store, processes: int, clock=time.monotonic, run=None) -> None:
         self.store = store
+        # (key, text) -> None: weigh the round in the review pool, unless a test passes its own
+        self.run = self._run if run is None else run
         self.processes = max(processes, 1)
         self.clock = clock
         self.queue = FairQueue(self.processes, PER_ADDRESS, clock=clock)
@@ -73,7 +75,7 @@ class Reviews:
             job = Job(
                 key,
                 owner,
-                partial(self._run, key, text),
+                partial(self.run, key, text),
                 wanted=partial(self._wanted, key),
                 tag=(room_id, seat),
             )
@@ -135,5 +137,6 @@ def reviews(app) -> Reviews:
     if found is None:
         processes = app.config["REVIEW_PROCESSES"]
         store = app.extensions["domino"].rooms.store
-        found = app.extensions.setdefault("domino-reviews", Reviews(store, processes))
+        run = app.config.get("REVIEW_RUN")  # passed in by tests: reviews held, not weighed
+        found = app.extensions.setdefault("domino-reviews", Reviews(store, processes, run=run))
     return found

@@ -141,7 +141,7 @@ class Computer:
             log.exception("the computer could not decide in room %s; asked again", room_id)
             self._again_later(room_id, view.seat, seq, owner, attempt)
             return
-        time.sleep(self._pause(self.clock() - since))
+        time.sleep(pause_after(self.delay, self.clock() - since))
         with self.app.app_context():
             self.tables.computer_moves(room_id, seq, action)
 
@@ -181,8 +181,10 @@ class Computer:
             pool(self.processes, renew=deciders)
             raise
 
-    def _pause(self, thought: float) -> float:
-        """How much longer to wait so the move lands on a multiple of the pause."""
-        if self.delay <= 0:
-            return 0.0
-        return max(1, math.ceil(thought / self.delay)) * self.delay - thought
+
+def pause_after(delay: float, thought: float) -> float:
+    """How much longer to wait, once a decision took `thought` seconds, so the move lands on
+    a multiple of the pause `delay` (none without a pause)."""
+    if delay <= 0:
+        return 0.0
+    return max(1, math.ceil(thought / delay)) * delay - thought

@@ -34,6 +34,8 @@ class Tables:
         self.app = app
         self.rooms = rooms
         self.hub = hub
+        # Makes each room's lock (re-entrant); a test passes one that watches itself.
+        self._new_lock = app.config.get("ROOM_LOCK")
         self.computer = None  # set by init_app: it plays through `computer_moves`
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
@@ -250,7 +252,10 @@ class Tables:
                 return lock
         self.rooms.require(room_id)  # no lock is made for a made-up id
         with self._guard:
-            return self._locks.setdefault(room_id, threading.RLock())
+            lock = self._locks.get(room_id)
+            if lock is None:
+                lock = self._locks[room_id] = (self._new_lock or threading.RLock)()
+            return lock
 
     def _push(self, room: Room, skip: int | None, news: str | None = None) -> None:
         """Send every connected seat but `skip` (None: every one) its own table (the caller

@@ -146,6 +146,11 @@ class Teller:
         # Each seat's move list as last told, by (room, seat): (history, persons, items).
         self._told = kept()
 
+    @property
+    def caches(self) -> tuple:
+        """What the teller keeps: each move list item worded, each seat's move list told."""
+        return self._items, self._told
+
     def tell(self, tv: TableView) -> Story:
         """The story of `tv`'s round so far: the move list told last time for this seat, if
         this history goes on from it and names everyone the same, and the moves since."""

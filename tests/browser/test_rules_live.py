@@ -15,8 +15,8 @@ import json
 from playwright.sync_api import Page, expect
 
 from domino.rules import Rules, RulesError
-from tests.browser.test_computer_round import Player
-from tests.browser.test_matches import CARD
+from tests.support.browser_computer import Player
+from tests.support.browser_matches import CARD
 
 SIZE = f'{CARD} select[name="hand_size"]'
 NOTE = f"{CARD} [data-size-note]"

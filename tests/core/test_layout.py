@@ -3,6 +3,7 @@ a module added directly to domino/ (or a pure subpackage) is checked as soon as 
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -29,3 +30,15 @@ def test_the_web_layers_name_every_folder_of_the_web():
     layers = contracts()["web-layers"]["layers"]
     named = {part.strip() for layer in layers for part in layer.split("|")}
     assert folders | modules <= named
+
+
+TIERS = ("core", "room", "web", "live", "infra", "browser")
+A_TIER = re.compile(r"^\s*(?:from|import)\s+tests\.(?:" + "|".join(TIERS) + r")\b", re.M)
+
+
+def test_no_test_module_imports_another_and_the_support_imports_no_test():
+    """What tests share lives in tests/support: a test module imported by another would tie two
+    tiers together. The benches and tools may import the support, never a test."""
+    paths = [p for folder in ("tests", "bench", "tools") for p in (ROOT / folder).rglob("*.py")]
+    found = [str(p.relative_to(ROOT)) for p in paths if A_TIER.search(p.read_text())]
+    assert found == []

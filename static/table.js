@@ -174,6 +174,74 @@
     return at + "/" + laid.length + " " + last.getAttribute("data-tile");
   }
 
+  // A long hand shows that it scrolls (issue 29): the rack gets data-more="start"/"end" for
+  // the sides with more tiles (the style sheet fades them and shows an arrow there); the
+  // arrows and the mouse wheel scroll it; touch and the keyboard scroll it natively.
+  function markHand(area) {
+    var hand = area.querySelector("[data-hand]");
+    if (!hand) return;
+    var more = [];
+    if (hand.scrollWidth > hand.clientWidth + 1) {
+      if (hand.scrollLeft > 1) more.push("start");
+      if (hand.scrollLeft + hand.clientWidth < hand.scrollWidth - 1) more.push("end");
+      ["start", "end"].forEach(function (side) {
+        if (area.querySelector(".hand-scroll." + side)) return;
+        var arrow = document.createElement("button");
+        arrow.type = "button";
+        arrow.className = "hand-scroll " + side;
+        arrow.tabIndex = -1; // the hand itself takes focus and scrolls with the keys
+        arrow.setAttribute("aria-hidden", "true");
+        arrow.textContent = side === "start" ? "\u2039" : "\u203a";
+        area.appendChild(arrow);
+      });
+    }
+    if (more.length) area.setAttribute("data-more", more.join(" "));
+    else area.removeAttribute("data-more");
+  }
+
+  function markHands() {
+    Array.prototype.forEach.call(document.querySelectorAll(".hand-area"), markHand);
+  }
+
+  document.addEventListener(
+    "scroll",
+    function (event) {
+      var target = event.target;
+      if (target && target.matches && target.matches("[data-hand]")) {
+        var area = target.closest(".hand-area");
+        if (area) markHand(area);
+      }
+    },
+    true
+  );
+
+  document.addEventListener("click", function (event) {
+    var arrow = event.target.closest && event.target.closest(".hand-scroll");
+    if (!arrow) return;
+    var hand = arrow.parentNode.querySelector("[data-hand]");
+    if (!hand) return;
+    var step = Math.max(hand.clientWidth * 0.7, 60);
+    hand.scrollBy({ left: arrow.classList.contains("start") ? -step : step, behavior: "smooth" });
+  });
+
+  document.addEventListener(
+    "wheel",
+    function (event) {
+      var hand = event.target.closest && event.target.closest("[data-hand]");
+      if (!hand || hand.scrollWidth <= hand.clientWidth + 1) return;
+      if (Math.abs(event.deltaY) <= Math.abs(event.deltaX)) return; // already sideways
+      event.preventDefault();
+      hand.scrollLeft += event.deltaY;
+    },
+    { passive: false }
+  );
+
+  document.addEventListener("htmx:load", markHands);
+  document.addEventListener("htmx:oobAfterSwap", markHands);
+  window.addEventListener("resize", markHands);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", markHands);
+  else markHands();
+
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var detail = event.detail;
     if (!detail || !detail.target) return;

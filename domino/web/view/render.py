@@ -26,7 +26,7 @@ from .faces import Speaker, chain, face, hand, tojson
 from .i18n import Words, gettext, speaking, words
 from .kept import kept, recall, remember
 from .rules_text import rules_line
-from .scoring import arithmetic, headline, match_headline, score, seat_name, verdict
+from .scoring import arithmetic, headline, match_headline, score, seat_name, sides, verdict
 from .sentences import announcement
 from .story import Note, Teller
 
@@ -36,6 +36,7 @@ SCORING = {
     "headline": headline,
     "match_headline": match_headline,
     "seat_name": seat_name,
+    "sides": sides,
     "verdict": verdict,
 }
 # How a table of three or four names and lays out its seats (web/view/names.py).
@@ -124,7 +125,11 @@ def render_table(
         )
         if not oob:
             return html  # the full page holds the (empty) live region itself
-        return html + markup.announce(announcement(tv, speak, notice))
+        said_now = announcement(tv, speak, notice)
+        asked = _asked(tv)
+        if asked:  # another player's request, said first (it waits for this seat's answer)
+            said_now = f"{asked} {said_now}" if said_now else asked
+        return html + markup.announce(said_now)
 
 
 def _render(name: str, values: dict) -> Markup:
@@ -197,6 +202,7 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         "score": score(tv, said) if tv.match else "",
         "company": _company(tv, said) if many else "",
         "controls": _controls(tv, said, room_url, many),
+        "levels": _controls(tv, said, room_url, many, levels=True) if many else "",
         "next": _next(tv, said, room_url, many),
         "mover": next((c for c in tv.company if c.seat == seat_view.turn), None),
         "totals": [pip_total(held) for held in seat_view.hands or ()],
@@ -277,15 +283,22 @@ def _company(tv: TableView, said: Words) -> Markup:
     return markup.joined(parts)
 
 
-def _controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup | str:
+def _controls(
+    tv: TableView, said: Words, room_url: str, many: bool, levels: bool = False
+) -> Markup | str:
     """Who plays the other seats, when this seat may say (seat_controls.html): hand a seat
     over while its player is away for long, or (the creator, at three or four) give a free
-    seat to the computer or set its level. Drawn once for as long as the seats stay the same."""
+    seat to the computer; with `levels`, the level of each seat the computer plays (in the
+    folded table settings). Drawn once for as long as the seats stay the same."""
     creator = many and tv.seat == 0
-    if not any(c.away_long or (creator and not c.held) for c in tv.company):
+    if levels:
+        shown = any(creator and c.computer and not c.held for c in tv.company)
+    else:
+        shown = any(c.away_long or (creator and not c.held and not c.computer) for c in tv.company)
+    if not shown:
         return ""
     minutes = names.away_minutes()
-    key = (room_url, tv.seat, tv.rules, tv.kind, minutes)
+    key = (room_url, tv.seat, tv.rules, tv.kind, minutes, levels)
     key += tuple((c.seat, c.away_long, c.held, c.computer) for c in tv.company)
     if any(c.name for c in tv.company):
         key = None  # a player's own name: never kept
@@ -297,9 +310,42 @@ def _controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup |
             away = c.away_long
             note = names.away_note(name) if away else None
             seats.append((c, name, note, names.hand_over_label(name) if away else None))
-        return {"seats": seats, "creator": creator, "room_url": room_url}
+        return {"seats": seats, "creator": creator, "room_url": room_url, "levels": levels}
 
     return _part("seat_controls.html", said, key, values)
+
+
+def _next_kind(tv: TableView) -> str:
+    """What the next deal is: "continue" (a match's next round), "match" or "round"."""
+    if tv.match:
+        return "continue" if tv.between_rounds else ("match" if tv.full else "round")
+    return "round"
+
+
+def _asked(tv: TableView) -> str:
+    """Another player's open request, in the words next.html shows it, for the live region
+    (issue 29: the request shows at the top of the table and is said); "" for none."""
+    if tv.request != "theirs":
+        return ""
+    many, kind = tv.rules.seats > 2, _next_kind(tv)
+    if tv.request_kind == "rematch":
+        if many:
+            return gettext(
+                "Another player asks for a rematch: the same deal with every hand moved one "
+                "seat on."
+            )
+        return gettext("Your friend asks for a rematch: the same deal with the hands swapped.")
+    if many:
+        if kind == "continue":
+            return gettext("Another player is ready for the next round.")
+        if kind == "match":
+            return gettext("Another player asks for a new match.")
+        return gettext("Another player asks for a new round.")
+    if kind == "continue":
+        return gettext("Your friend is ready for the next round.")
+    if kind == "match":
+        return gettext("Your friend asks for a new match.")
+    return gettext("Your friend asks for a new round.")
 
 
 def _next(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
@@ -307,9 +353,7 @@ def _next(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
     the same language and has said the same, until that changes (a rematch request: for
     each seat); the room's version goes into its buttons at each use."""
     seat_view = tv.game
-    kind = "round"
-    if tv.match:
-        kind = "continue" if tv.between_rounds else ("match" if tv.full else "round")
+    kind = _next_kind(tv)
     asks = tv.full and tv.kind == "friend" and not seat_view.over and (not many or tv.people > 1)
     values = {
         "kind": kind,

@@ -71,7 +71,7 @@
   }
 
   // The hand is a row: Left/Right move between the tiles that can be used, Home/End jump to
-  // the first/last. Escape takes back a selected tile.
+  // the first/last; on the hand itself they scroll it. Escape takes back a selected tile.
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "Escape") {
@@ -84,6 +84,17 @@
     }
     var moves = { ArrowLeft: -1, ArrowRight: 1, Home: "first", End: "last" };
     var step = moves[event.key];
+    var rack = event.target.matches && event.target.matches("[data-hand]") ? event.target : null;
+    if (step !== undefined && rack) {
+      // The hand itself has focus: the keys scroll it (a tile's width, or to either end).
+      var width = rack.querySelector("[data-tile]");
+      width = width ? width.getBoundingClientRect().width : 50;
+      var left = { first: 0, last: rack.scrollWidth }[step];
+      if (left === undefined) left = rack.scrollLeft + step * width;
+      event.preventDefault();
+      rack.scrollTo({ left: left });
+      return;
+    }
     var tile = event.target.closest && event.target.closest(HAND_TILES);
     if (step === undefined || !tile) return;
     var tiles = Array.prototype.filter.call(document.querySelectorAll(HAND_TILES), usable);
@@ -175,8 +186,9 @@
   }
 
   // A long hand shows that it scrolls (issue 29): the rack gets data-more="start"/"end" for
-  // the sides with more tiles (the style sheet fades them and shows an arrow there); the
-  // arrows and the mouse wheel scroll it; touch and the keyboard scroll it natively.
+  // the sides with more tiles (the style sheet fades them and shows an arrow there, a
+  // picture that lets presses through); the mouse wheel scrolls it sideways; touch, the
+  // scroll bar and the keyboard (the hand takes focus: arrows, Home, End) scroll it natively.
   function markHand(area) {
     var hand = area.querySelector("[data-hand]");
     if (!hand) return;
@@ -186,10 +198,8 @@
       if (hand.scrollLeft + hand.clientWidth < hand.scrollWidth - 1) more.push("end");
       ["start", "end"].forEach(function (side) {
         if (area.querySelector(".hand-scroll." + side)) return;
-        var arrow = document.createElement("button");
-        arrow.type = "button";
+        var arrow = document.createElement("span"); // a picture: the tiles under it stay pressable
         arrow.className = "hand-scroll " + side;
-        arrow.tabIndex = -1; // the hand itself takes focus and scrolls with the keys
         arrow.setAttribute("aria-hidden", "true");
         arrow.textContent = side === "start" ? "\u2039" : "\u203a";
         area.appendChild(arrow);
@@ -214,15 +224,6 @@
     },
     true
   );
-
-  document.addEventListener("click", function (event) {
-    var arrow = event.target.closest && event.target.closest(".hand-scroll");
-    if (!arrow) return;
-    var hand = arrow.parentNode.querySelector("[data-hand]");
-    if (!hand) return;
-    var step = Math.max(hand.clientWidth * 0.7, 60);
-    hand.scrollBy({ left: arrow.classList.contains("start") ? -step : step, behavior: "smooth" });
-  });
 
   document.addEventListener(
     "wheel",

@@ -1,0 +1,273 @@
+"""A table that fits (issue 29), in Chromium at 390×844 and at 1280×900.
+
+For two seats (a computer table), three seats (against the computer) and a pairs table with
+two computers and two people, in a round's first state, mid-round on a person's turn and
+after the round: the line's first tile, the hand's first tile, the turn indicator and the
+enabled action (a playable tile, Draw or Pass; after the round the next-round control) all
+lie inside the first viewport, the page scrolled to its top. After the round the next-round
+control stands above the result; at 1280×900 every action of the table (its `data-action`
+buttons but those of the round's details, checking the deal and the review, which come
+after the result) and the table settings are above the fold. A screenshot of
+the first screen of each state, at both sizes, goes to test-artifacts/screenshots/fits-*.png.
+
+A hand of 13 tiles on a phone shows that it scrolls (a fade and an arrow at the side with
+more tiles), and scrolls by the mouse wheel and the keyboard (touch: it is a native scroller).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_matches import CARD
+from tests.browser.test_tables_of_four import (
+    MAX_MOVES,
+    click_a_move,
+    open_table,
+    settled,
+    shown,
+    sit,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+TWO_FRAMES_JS = """() => new Promise((done) =>
+  requestAnimationFrame(() => requestAnimationFrame(() => done())))"""
+# Where the parts a player needs lie on the first screen (page scrolled to its top).
+BOXES_JS = """() => {
+  const box = (el) => {
+    if (!el || !el.checkVisibility()) return null;
+    const r = el.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};
+  };
+  const one = (selector) => document.querySelector(selector);
+  const usable = (el) => el.checkVisibility() && !el.disabled;
+  const first = (selector) => [...document.querySelectorAll(selector)].find(usable) || null;
+  const outsideMoves = (el) => !el.closest('[data-move-list]');
+  // The table's own controls; the round's details (check the deal, the review) come after.
+  const actions = [...document.querySelectorAll('button[data-action]')]
+    .filter((el) => usable(el) && outsideMoves(el) && !el.closest('.round-details'))
+    .map((el) => ({name: el.getAttribute('data-action') || 'level', box: box(el)}));
+  return {
+    view: {width: window.innerWidth, height: window.innerHeight},
+    line: box(one('[data-chain] [data-tile]') || one('[data-chain]')),
+    hand: box(one('[data-hand] [data-tile]') || one('[data-hand]')),
+    turn: box(one('[data-turn]')),
+    move: box(first('[data-hand] [data-tile][data-playable]') ||
+              first('button[data-action="draw"], button[data-action="pass"]')),
+    next: box(first('[data-next] button')),
+    result: box(one('[data-result]')),
+    settings: box(one('#settings-summary')),
+    actions: actions,
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def shots():
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS
+
+
+def inside(box: dict | None, view: dict) -> bool:
+    return (
+        box is not None
+        and box["top"] >= -0.5
+        and box["left"] >= -0.5
+        and box["bottom"] <= view["height"] + 0.5
+        and box["right"] <= view["width"] + 0.5
+    )
+
+
+def check_fits(page: Page, table: str, state: str, shots: Path) -> None:
+    """At both sizes, the first screen holds what the state needs (see the module's doc)."""
+    problems = []
+    for size in (PHONE, DESKTOP):
+        page.set_viewport_size(size)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.evaluate(TWO_FRAMES_JS)  # static/line.js lays the line out again
+        where = f"{table}, {state}, {size['width']}x{size['height']}"
+        page.screenshot(path=shots / f"fits-{table}-{state}-{size['width']}x{size['height']}.png")
+        boxes = page.evaluate(BOXES_JS)
+        view = boxes["view"]
+        over = state == "after"
+        wanted = ["line", "hand"] + (["next"] if over else ["turn", "move"])
+        for part in wanted:
+            if not inside(boxes[part], view):
+                problems.append(f"{where}: the {part} is not on the first screen: {boxes[part]}")
+        if over:
+            if boxes["next"] is None or boxes["result"] is None:
+                problems.append(f"{where}: no next-round control or result: {boxes}")
+            elif boxes["next"]["bottom"] > boxes["result"]["top"] + 0.5:
+                problems.append(f"{where}: the next-round control is not above the result")
+        if size is DESKTOP:
+            for action in boxes["actions"]:
+                if not inside(action["box"], view):
+                    problems.append(f"{where}: {action['name']} is below the fold: {action}")
+            if boxes["settings"] is not None and not inside(boxes["settings"], view):
+                problems.append(f"{where}: the table settings are below the fold")
+    page.set_viewport_size(PHONE)
+    assert not problems, "\n".join(problems)
+
+
+class Table:
+    """A table's pages (the first is the creator's), played by clicking on the page on turn."""
+
+    def __init__(self, pages: list[Page], seats: int) -> None:
+        self.pages, self.seats, self.rng = pages, seats, random.Random(29)
+
+    def views(self) -> list[dict]:
+        return settled(self.pages, 0)
+
+    def on_turn(self) -> Page | None:
+        """The page whose turn it is, once every page shows the same table."""
+        views = self.views()
+        movers = [p for p, v in zip(self.pages, views, strict=True) if v["turn"] == "you"]
+        return movers[0] if movers else None
+
+    def over(self) -> bool:
+        return self.views()[0]["winner"] is not None
+
+    def move(self) -> None:
+        """One move by the page on turn (a computer seat moves by itself), then settle."""
+        seq = self.views()[0]["seq"]
+        mover = self.on_turn()
+        if mover is not None:
+            click_a_move(mover, self.rng)
+        settled(self.pages, seq + 1)
+
+    def until_turn(self, laid: int) -> Page:
+        """Play on until a person is on turn with at least `laid` tiles in the line."""
+        for _ in range(MAX_MOVES):
+            assert not self.over(), "the round ended before the state was reached"
+            mover = self.on_turn()
+            if mover is not None:
+                if mover.locator("[data-chain] [data-tile]").count() >= laid:
+                    return mover
+            self.move()
+        raise AssertionError("no person's turn came")
+
+    def play_out(self) -> None:
+        for _ in range(MAX_MOVES):
+            if self.over():
+                for page in self.pages:
+                    expect(page.locator("[data-result]")).to_have_count(1)
+                return
+            self.move()
+        raise AssertionError("the round did not end")
+
+
+def computer_table(open_context, url: str, preset: str) -> Table:
+    page = open_context().new_page()
+    page.set_viewport_size(PHONE)
+    page.goto(f"{url}/?preset={preset}")
+    page.locator('[data-action="play-computer"]').click()
+    expect(page.locator("[data-hand] [data-tile]").first).to_be_visible()
+    expect(page.locator('[data-turn="you"]')).to_have_count(1)  # the computer opened, if it did
+    return Table([page], 3 if preset == "three" else 2)
+
+
+def pairs_with_two_computers(open_context, url: str) -> Table:
+    host, invite = open_table(open_context, url, "pairs")
+    host.set_viewport_size(PHONE)
+    for seat in (1, 3):  # the other pair is the computer's
+        host.locator(f'[data-give="{seat}"] button').click()
+        expect(host.locator(f'[data-seat="{seat}"][data-computer]')).to_have_count(1)
+    guest = sit(open_context, invite)
+    guest.set_viewport_size(PHONE)
+    for page in (host, guest):
+        expect(page.locator("[data-seat][data-count]")).to_have_count(3)
+    return Table([host, guest], 4)
+
+
+TABLES = {
+    "two": lambda open_context, url: computer_table(open_context, url, "classic"),
+    "three": lambda open_context, url: computer_table(open_context, url, "three"),
+    "pairs": pairs_with_two_computers,
+}
+
+
+@pytest.mark.parametrize("kind", list(TABLES))
+def test_the_line_the_hand_the_turn_and_the_action_are_on_the_first_screen(
+    server, open_context, shots, kind
+):
+    table = TABLES[kind](open_context, server.url)
+    first = table.until_turn(0)  # the round's first state, on a person's turn
+    check_fits(first, kind, "first", shots)
+
+    middle = table.until_turn(4)  # mid-round, on a person's turn
+    check_fits(middle, kind, "middle", shots)
+
+    table.play_out()  # after the round: the next step first, above the result
+    page = table.pages[0]
+    expect(page.locator("[data-turn]")).to_have_count(0)
+    check_fits(page, kind, "after", shots)
+
+
+def test_the_table_settings_fold_the_level_and_open_with_the_keyboard(server, open_context):
+    """The computer's level waits in the folded settings, which the keyboard opens, and which
+    stay open across the tables the moves bring."""
+    table = computer_table(open_context, server.url, "three")
+    page = table.pages[0]
+    expect(page.locator("[data-level]")).to_have_count(2)
+    expect(page.locator("[data-level]").first).to_be_hidden()
+    expect(page.locator("[data-name-form]")).to_have_count(1)
+    page.locator("#settings-summary").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("[data-level]").first).to_be_visible()
+    table.move()
+    table.until_turn(2)
+    expect(page.locator("#settings")).to_have_attribute("open", "")
+    expect(page.locator("[data-level]").first).to_be_visible()
+
+
+def test_a_long_hand_shows_that_it_scrolls_and_scrolls(server, open_context, shots):
+    page = open_context().new_page()
+    page.set_viewport_size(PHONE)
+    page.goto(server.url)
+    page.locator(f"{CARD} details summary").click()
+    page.locator(f'{CARD} select[name="hand_size"]').select_option("13")
+    page.locator('[data-action="play-computer"]').click()
+    hand, area = page.locator("[data-hand]"), page.locator(".hand-area")
+    expect(page.locator('[data-turn="you"]')).to_have_count(1)
+    expect(hand.locator("[data-tile]")).to_have_count(13)
+    page.evaluate(TWO_FRAMES_JS)
+    scroll = "(el) => ({left: el.scrollLeft, width: el.scrollWidth, shown: el.clientWidth})"
+    at = hand.evaluate(scroll)
+    assert at["width"] > at["shown"] + 40, f"13 tiles fit without scrolling: {at}"
+    expect(area).to_have_attribute("data-more", "end")  # more to the right: a fade and an arrow
+    fade = area.evaluate("(el) => getComputedStyle(el, '::after').opacity")
+    assert fade == "1", f"no fade at the end with more tiles ({fade})"
+    expect(page.locator(".hand-scroll.end")).to_be_visible()
+    expect(page.locator(".hand-scroll.start")).to_be_hidden()
+    assert hand.evaluate("(el) => getComputedStyle(el).overflowX") == "auto"  # touch scrolls
+    page.screenshot(path=shots / "fits-long-hand-390x844.png")
+
+    box = hand.bounding_box()  # the mouse wheel, over the hand, scrolls it sideways
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, 120)
+    page.wait_for_function("() => document.querySelector('[data-hand]').scrollLeft > 20")
+    expect(area).to_have_attribute("data-more", "start end")
+    expect(page.locator(".hand-scroll.start")).to_be_visible()
+    assert page.evaluate("window.scrollY") == 0, "the wheel scrolled the page, not the hand"
+
+    hand.evaluate("(el) => { el.scrollLeft = 0; }")  # the keyboard: the hand takes focus
+    hand.focus()
+    page.keyboard.press("End")
+    page.wait_for_function(
+        "() => { const h = document.querySelector('[data-hand]');"
+        " return h.scrollLeft + h.clientWidth >= h.scrollWidth - 2; }"
+    )
+    expect(area).to_have_attribute("data-more", "start")
+    page.keyboard.press("ArrowLeft")  # a tile's width back
+    page.wait_for_function(
+        "() => { const h = document.querySelector('[data-hand]');"
+        " return h.scrollLeft + h.clientWidth < h.scrollWidth - 20; }"
+    )
+    expect(area).to_have_attribute("data-more", "start end")

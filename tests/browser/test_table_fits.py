@@ -28,7 +28,6 @@ from tests.browser.test_tables_of_four import (
     click_a_move,
     open_table,
     settled,
-    shown,
     sit,
 )
 
@@ -146,9 +145,8 @@ class Table:
         for _ in range(MAX_MOVES):
             assert not self.over(), "the round ended before the state was reached"
             mover = self.on_turn()
-            if mover is not None:
-                if mover.locator("[data-chain] [data-tile]").count() >= laid:
-                    return mover
+            if mover is not None and mover.locator("[data-chain] [data-tile]").count() >= laid:
+                return mover
             self.move()
         raise AssertionError("no person's turn came")
 

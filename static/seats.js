@@ -122,6 +122,25 @@
   }
 
   document.addEventListener("htmx:oobAfterSwap", restore);
+
+  // -- the away seats' countdown to the hand-over: each [data-countdown] holds the seconds
+  //    left when its table was drawn; it ticks down from the moment this page got it (the
+  //    server pushes the hand-over button itself once the time is up).
+  var seen = new WeakMap(); // countdown element -> when this page first showed it
+
+  function tick() {
+    var now = Date.now();
+    Array.prototype.forEach.call(document.querySelectorAll("[data-countdown]"), function (el) {
+      if (!seen.has(el)) seen.set(el, now);
+      var left = Number(el.getAttribute("data-countdown")) - (now - seen.get(el)) / 1000;
+      left = Math.max(0, Math.ceil(left));
+      var time = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+      var text = (el.getAttribute("data-countdown-text") || "{time}").replace("{time}", time);
+      if (el.textContent !== text) el.textContent = text;
+    });
+  }
+  setInterval(tick, 1000);
+  document.addEventListener("htmx:load", tick);
   // htmx:load comes once htmx has made new content work (the page's, then each swapped
   // table's): only then does submitting the form go through htmx, with its headers.
   document.addEventListener("htmx:load", offer);

@@ -12,11 +12,13 @@ the first screen of each state, at both sizes, goes to test-artifacts/screenshot
 
 A hand of 13 tiles on a phone shows that it scrolls (a fade and an arrow at the side with
 more tiles), and scrolls by the mouse wheel and the keyboard (touch: it is a native scroller).
+A player away shows, in the seat strip, the countdown to the hand-over.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -30,11 +32,13 @@ from tests.browser.test_tables_of_four import (
     settled,
     sit,
 )
+from tests.support.live import live_server
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
+AWAY_SECONDS = 8.0  # the hand-over waits this long here (two minutes in production)
 TWO_FRAMES_JS = """() => new Promise((done) =>
   requestAnimationFrame(() => requestAnimationFrame(() => done())))"""
 # Where the parts a player needs lie on the first screen (page scrolled to its top).
@@ -269,3 +273,33 @@ def test_a_long_hand_shows_that_it_scrolls_and_scrolls(server, open_context, sho
         " return h.scrollLeft + h.clientWidth < h.scrollWidth - 20; }"
     )
     expect(area).to_have_attribute("data-more", "start end")
+
+
+@pytest.fixture
+def away_server(tmp_path):
+    """The app on a live server where a seat away for `AWAY_SECONDS` may be handed over."""
+    with live_server(tmp_path / "domino.sqlite3", seed=5, AWAY_SECONDS=AWAY_SECONDS) as live:
+        yield live
+
+
+def test_an_away_seat_counts_down_to_the_hand_over_in_the_strip(away_server, open_context):
+    host, invite = open_table(open_context, away_server.url, "three")
+    host.locator('[data-give="2"] button').click()
+    expect(host.locator('[data-seat="2"][data-computer]')).to_have_count(1)
+    guest = sit(open_context, invite)
+    expect(host.locator('[data-seat="1"][data-connected="true"]')).to_have_count(1)
+    expect(host.locator("[data-countdown]")).to_have_count(0)  # nobody away: no countdown
+    guest.close()
+    countdown = host.locator('[data-seat="1"][data-count] [data-countdown]')
+    expect(countdown).to_be_visible()
+    first = countdown.text_content() or ""
+    assert re.fullmatch(r"hand-over in 0:0[1-8]", first), first
+    host.wait_for_function(  # it ticks down by itself, with no new table
+        "(first) => { const el = document.querySelector('[data-countdown]');"
+        " return el && el.textContent !== first; }",
+        arg=first,
+    )
+    later = countdown.text_content() or ""
+    assert int(later[-1]) < int(first[-1]), (first, later)
+    expect(host.locator('[data-hand-over="1"] button')).to_be_visible()  # time is up
+    expect(host.locator("[data-countdown]")).to_have_count(0)

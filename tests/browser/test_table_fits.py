@@ -12,7 +12,8 @@ the first screen of each state, at both sizes, goes to test-artifacts/screenshot
 
 A hand of 13 tiles on a phone shows that it scrolls (a fade and an arrow at the side with
 more tiles), and scrolls by the mouse wheel and the keyboard (touch: it is a native scroller).
-A player away shows, in the seat strip, the countdown to the hand-over.
+A player away shows, in the seat strip, the countdown to the hand-over. A friend's request
+stands at the top of the table and is said; the name box closes once its name is saved.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.test_friend_round import (
+    create_room,
+    expect_both_connected,
+    join_room,
+    room_id_of,
+)
 from tests.browser.test_matches import CARD
+from tests.browser.test_no_dead_ends import play_out
 from tests.browser.test_tables_of_four import (
     MAX_MOVES,
     click_a_move,
@@ -303,3 +311,44 @@ def test_an_away_seat_counts_down_to_the_hand_over_in_the_strip(away_server, ope
     assert int(later[-1]) < int(first[-1]), (first, later)
     expect(host.locator('[data-hand-over="1"] button')).to_be_visible()  # time is up
     expect(host.locator("[data-countdown]")).to_have_count(0)
+
+
+def test_a_friends_request_shows_at_the_top_and_is_said(server, open_context, shots):
+    """After a round, a friend's request for a new round stands at the top of the table,
+    above the seats and the result, on the first screen, and the live region says it."""
+    host, invite = create_room(open_context(), server.url)
+    guest = join_room(open_context(), invite)
+    expect_both_connected(host, guest)
+    play_out(server, room_id_of(invite))
+    for seat in (host, guest):
+        seat.page.set_viewport_size(PHONE)
+        seat.page.reload()  # the pages were pushed the other seat's moves only
+        seat.wait_live(more_than=1)
+        expect(seat.page.locator("[data-result]")).to_have_count(1)
+    expect(guest.page.locator(".request-top")).to_have_count(0)
+    host.page.locator('[data-next] [data-action="new-round"]').click()
+    accept = guest.page.locator('.request-top [data-action="accept-new-round"]')
+    expect(accept).to_be_visible()
+    expect(guest.page.locator("#announce")).to_contain_text("Your friend asks for a new round.")
+    guest.page.evaluate("window.scrollTo(0, 0)")
+    boxes = guest.page.evaluate(
+        """() => Object.fromEntries(['.request-top', '#status', '[data-result]'].map((s) =>
+             [s, document.querySelector(s).getBoundingClientRect().toJSON()]))"""
+    )
+    top, status, result = boxes[".request-top"], boxes["#status"], boxes["[data-result]"]
+    assert top["bottom"] <= status["top"] + 0.5 and top["bottom"] <= result["top"], boxes
+    assert top["top"] >= 0 and top["bottom"] <= PHONE["height"], boxes
+    guest.page.screenshot(path=shots / "fits-request-at-the-top-390x844.png")
+    expect(host.page.locator(".request-top")).to_contain_text("waiting for your friend")
+
+
+def test_the_name_box_closes_once_the_name_is_saved(server, open_context):
+    table = computer_table(open_context, server.url, "three")
+    page = table.pages[0]
+    page.locator("#settings-summary").click()
+    page.locator("#my-name-summary").click()
+    page.locator("#my-name").fill("Zoë")
+    page.locator('[data-action="save-name"]').click()
+    expect(page.locator("#my-name-summary")).to_have_text("Your name here: Zoë")
+    expect(page.locator("#my-name-box")).not_to_have_attribute("open", "")
+    expect(page.locator("#settings")).not_to_have_attribute("open", "")

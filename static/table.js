@@ -157,7 +157,7 @@
         "[data-hand] [data-playable]",
         'button[data-action="draw"]', // not a move list's entry, which has data-action too
         'button[data-action="pass"]',
-        '[data-result] ~ .new-round [data-action="new-round"]',
+        '#round .new-round [data-action="new-round"]', // after a round: above the result
       ]);
     }
     if (chosen) chosen.focus();
@@ -237,11 +237,75 @@
     { passive: false }
   );
 
+  // A long hand stays where it was scrolled when the next table comes (a push, a reply),
+  // until the round is over.
+  var handScroll = 0;
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    var rack = document.querySelector("#table:not(.over) [data-hand]"); // a new round: from the start
+    if (rack && handScroll) rack.scrollLeft = handScroll;
+    handScroll = 0; // once: the table's own swap comes first
+  });
+
   document.addEventListener("htmx:load", markHands);
   document.addEventListener("htmx:oobAfterSwap", markHands);
   window.addEventListener("resize", markHands);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", markHands);
   else markHands();
+
+  // A won match's score sheet (issue 29): its rounds, one row each, read from the room's
+  // records (data-record-url, the rounds' public records) under the totals the table drew.
+  function fillSheet() {
+    var sheet = document.querySelector("[data-match-sheet]:not([data-sheet-filled])");
+    var table = document.getElementById("table");
+    var url = table && table.getAttribute("data-record-url");
+    if (!sheet || !url || !window.fetch) return;
+    sheet.setAttribute("data-sheet-filled", "");
+    var sides = Array.prototype.map.call(sheet.querySelectorAll("thead [data-seats]"), function (th) {
+      return Number(th.getAttribute("data-seats").split(",")[0]);
+    });
+    fetch(url, { credentials: "same-origin" })
+      .then(function (answer) {
+        return answer.ok ? answer.text() : "";
+      })
+      .then(function (text) {
+        var records = text.split("\n").filter(Boolean).map(function (line) {
+          try {
+            return JSON.parse(line);
+          } catch (e) {
+            return null;
+          }
+        });
+        var matched = records.filter(function (r) {
+          return r && r.match;
+        });
+        if (!matched.length) return;
+        var number = matched[matched.length - 1].match.number;
+        var body = sheet.querySelector("[data-sheet-rounds]");
+        if (!body || !sheet.isConnected) return;
+        matched
+          .filter(function (r) {
+            return r.match.number === number;
+          })
+          .forEach(function (r) {
+            var row = document.createElement("tr");
+            row.setAttribute("data-sheet-round", r.match.round);
+            var head = document.createElement("th");
+            head.scope = "row";
+            head.textContent = r.match.round;
+            row.appendChild(head);
+            sides.forEach(function (seat) {
+              var cell = document.createElement("td");
+              cell.textContent = r.match.after[seat] - r.match.before[seat];
+              row.appendChild(cell);
+            });
+            body.appendChild(row);
+          });
+      })
+      .catch(function () {
+        /* the totals stay, without their rounds */
+      });
+  }
+  document.addEventListener("htmx:load", fillSheet);
 
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var detail = event.detail;
@@ -261,6 +325,8 @@
       if (incoming && newestTile(incoming) === newestTile(detail.target)) {
         incoming.classList.add("settled");
       }
+      var rack = detail.target.querySelector("[data-hand]");
+      handScroll = rack ? rack.scrollLeft : 0;
       var active = document.activeElement;
       var selected = document.querySelector('[data-hand] [aria-pressed="true"]');
       if (!memo) {

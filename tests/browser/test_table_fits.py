@@ -13,7 +13,8 @@ the first screen of each state, at both sizes, goes to test-artifacts/screenshot
 A hand of 13 tiles on a phone shows that it scrolls (a fade and an arrow at the side with
 more tiles), and scrolls by the mouse wheel and the keyboard (touch: it is a native scroller).
 A player away shows, in the seat strip, the countdown to the hand-over. A friend's request
-stands at the top of the table and is said; the name box closes once its name is saved.
+stands at the top of the table and is said; the name box closes once its name is saved; a
+won match shows the score sheet of its rounds.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from tests.browser.test_friend_round import (
     join_room,
     room_id_of,
 )
-from tests.browser.test_matches import CARD
+from tests.browser.test_matches import CARD, fill_card
 from tests.browser.test_no_dead_ends import play_out
 from tests.browser.test_tables_of_four import (
     MAX_MOVES,
@@ -106,7 +107,7 @@ def check_fits(page: Page, table: str, state: str, shots: Path) -> None:
         page.screenshot(path=shots / f"fits-{table}-{state}-{size['width']}x{size['height']}.png")
         boxes = page.evaluate(BOXES_JS)
         view = boxes["view"]
-        over = state == "after"
+        over = state.startswith("after")
         wanted = ["line", "hand"] + (["next"] if over else ["turn", "move"])
         for part in wanted:
             if not inside(boxes[part], view):
@@ -246,12 +247,16 @@ def test_a_long_hand_shows_that_it_scrolls_and_scrolls(server, open_context, sho
     hand, area = page.locator("[data-hand]"), page.locator(".hand-area")
     expect(page.locator('[data-turn="you"]')).to_have_count(1)
     expect(hand.locator("[data-tile]")).to_have_count(13)
-    page.evaluate(TWO_FRAMES_JS)
-    scroll = "(el) => ({left: el.scrollLeft, width: el.scrollWidth, shown: el.clientWidth})"
-    at = hand.evaluate(scroll)
-    assert at["width"] > at["shown"] + 40, f"13 tiles fit without scrolling: {at}"
+    overflows = page.wait_for_function(  # (read at once: a table pushed meanwhile replaces it)
+        """() => { const h = document.querySelector('[data-hand]');
+             return h && h.scrollWidth > 0 &&
+               {left: h.scrollLeft, width: h.scrollWidth, shown: h.clientWidth}; }"""
+    ).json_value()
+    assert overflows["width"] > overflows["shown"] + 40, f"13 tiles fit unscrolled: {overflows}"
     expect(area).to_have_attribute("data-more", "end")  # more to the right: a fade and an arrow
-    fade = area.evaluate("(el) => getComputedStyle(el, '::after').opacity")
+    fade = page.evaluate(
+        "() => getComputedStyle(document.querySelector('.hand-area'), '::after').opacity"
+    )
     assert fade == "1", f"no fade at the end with more tiles ({fade})"
     expect(page.locator(".hand-scroll.end")).to_be_visible()
     expect(page.locator(".hand-scroll.start")).to_be_hidden()
@@ -352,3 +357,39 @@ def test_the_name_box_closes_once_the_name_is_saved(server, open_context):
     expect(page.locator("#my-name-summary")).to_have_text("Your name here: Zoë")
     expect(page.locator("#my-name-box")).not_to_have_attribute("open", "")
     expect(page.locator("#settings")).not_to_have_attribute("open", "")
+
+
+def test_a_won_match_shows_its_score_sheet(server, open_context, shots):
+    """A match to 20 against the computer: its result holds a score sheet, one row per round
+    (read from the room's records), under the totals, which the rows add up to."""
+    page = open_context().new_page()
+    page.set_viewport_size(PHONE)
+    page.goto(server.url)
+    fill_card(page, "block", target=20)
+    page.locator('[data-action="play-computer"]').click()
+    expect(page.locator('[data-turn="you"]')).to_have_count(1)
+    table, rounds = Table([page], 2), 0
+    for _ in range(30):
+        table.play_out()
+        rounds += 1
+        if page.locator("[data-match-result]").count():
+            break
+        page.locator('[data-next] [data-action="new-round"]').click()  # Continue
+        expect(page.locator("[data-result]")).to_have_count(0)
+    expect(page.locator("[data-result] [data-match-result]")).to_be_visible()
+    sheet = page.locator("[data-match-sheet]")
+    expect(sheet).to_be_visible()
+    expect(sheet.locator("[data-sheet-round]")).to_have_count(rounds)
+    cells = sheet.evaluate(
+        """(table) => ({
+             rounds: [...table.querySelectorAll('[data-sheet-round]')].map((row) =>
+               [...row.querySelectorAll('td')].map((td) => Number(td.textContent))),
+             totals: [...table.querySelectorAll('.total td')].map((td) => Number(td.textContent)),
+           })"""
+    )
+    sums = [sum(column) for column in zip(*cells["rounds"], strict=True)]
+    assert sums == cells["totals"], cells
+    assert max(cells["totals"]) >= 20, cells
+    check_fits(page, "two", "after-match", shots)  # the line and the hand still on the first screen
+    sheet.scroll_into_view_if_needed()
+    page.screenshot(path=shots / "fits-match-sheet-390x844.png")

@@ -72,7 +72,7 @@ POLL_S = 1.0  # a review page polls its analysis every second (hx-trigger="every
 STOP_POLLING = 286  # the analysis poll's answer once the review is ready
 AWAY_SECONDS = 2.0  # DOMINO_AWAY_SECONDS for stand_in_redeal's server
 SETUP_S = 180.0  # at most this long to play the review flood's rounds to their end
-# The pools' processes lower their priority by these (domino/web/live/computer.py: NICENESS and
+# The pools' processes lower their priority by these (domino/web/live/pools.py: NICENESS and
 # REVIEW_NICENESS), from the worker's own niceness: that is how the bench tells them apart.
 DECIDE_NICENESS, REVIEW_NICENESS = 10, 15
 

@@ -137,8 +137,10 @@ def _mark(rows: list[dict]) -> None:
 
 def reason(view: SeatView, made: Play, best: Play) -> list:
     """Why `best` beat `made`, as [code, details]: the best play kept open a number another
-    side had shown it lacks (`leaves-void`), was a double (`double`), shed a heavier tile
-    (`kept-heavy`), or nothing simpler than the playouts says why (`plain`)."""
+    side had shown it lacks (`leaves-void`), was a double (`double`), left the seat a tile
+    to follow with where the made play left none for either open end (`no-answer`, with
+    those `ends`), shed a heavier tile (`kept-heavy`), or nothing simpler than the playouts
+    says why (`plain`)."""
     if made == best:
         return ["plain", {}]
     kept, closed = set(ends_after(view, best)), set(ends_after(view, made))
@@ -147,6 +149,14 @@ def reason(view: SeatView, made: Play, best: Play) -> list:
             return ["leaves-void", {"number": number, "seat": other.seat}]
     if best.tile.is_double and not made.tile.is_double:
         return ["double", {"pips": best.tile.pips}]
+    if not _answers(view, made) and _answers(view, best):
+        return ["no-answer", {"ends": sorted(closed)}]
     if best.tile.pips > made.tile.pips:
         return ["kept-heavy", {"pips": best.tile.pips, "made_pips": made.tile.pips}]
     return ["plain", {}]
+
+
+def _answers(view: SeatView, play: Play) -> bool:
+    """True when, once `play` is laid, the seat still holds a tile for one of the open ends."""
+    ends = ends_after(view, play)
+    return any(tile != play.tile and (tile.has(ends[0]) or tile.has(ends[1])) for tile in view.hand)

@@ -26,7 +26,7 @@ csrf = CSRFProtect()
 def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
     from .guard import limits, security
-    from .routes import pages, review, seating, sockets
+    from .routes import languages, pages, review, seating, sockets
     from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
@@ -35,6 +35,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     app.config.setdefault("SOCK_SERVER_OPTIONS", sockets.server_options())
     security.init_app(app)
     i18n.init_app(app)
+    app.register_blueprint(languages.bp)
     app.jinja_env.globals["face"] = face
     # Creation forms post to the shard that drew their page (`?shard=`: web/forms/seeds.py).
     app.jinja_env.globals["own_shard"] = app.config["SHARD"] or None

@@ -34,6 +34,7 @@ from tests.browser.test_friend_round import (
 )
 from tests.browser.test_line_layout import BLOCK_OF_14, planned  # noqa: F401 (planned: a fixture)
 from tests.browser.test_matches import CARD, agree_to_next, fill_card, preset_rules, shown_rules
+from tests.browser.test_review_page import reviewed_round
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "tests" / "vendor"
@@ -225,6 +226,19 @@ def test_a_friend_table_from_invitation_to_result(server, open_context, scan, rn
     host.page.locator('[data-action="review"]').click()  # the round's review, once analysed
     expect(host.page.locator("[data-review-ready]")).to_have_count(1, timeout=90_000)
     scan(host.page, "review")
+    scan.assert_clean()
+
+
+def test_the_review_on_the_felt_at_a_costly_move(server, open_context, scan):
+    """The round review as it opens: at its first costly move, with the sentence saying why,
+    the line on the felt and every hand; then a step swapped in by the arrow key."""
+    page, room_id, _costly, _record, _k = reviewed_round(server, open_context)
+    page.goto(f"{server.url}/r/{room_id}/review")
+    expect(page.locator("[data-review-decision] .review-why")).to_be_visible()
+    scan(page, "review-costly")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#review-said")).not_to_be_empty()
+    scan(page, "review-stepped")
     scan.assert_clean()
 
 

@@ -795,7 +795,7 @@ if __name__ == "__main__":
     from gevent import monkey
 
     monkey.patch_all()
-    from domino.web.live.computer import pool
+    from domino.web.live.pools import pool
 
     print(pool(1).submit(os.getpid).result(), flush=True)
     os.kill(os.getpid(), signal.SIGKILL)

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from app import DEFAULT_PING_SECONDS
-from domino.web.routes.sockets import PING_FRAME, Pinger
+from domino.web.live.pinger import PING_FRAME, Pinger
 from tests.live.test_socket_release import ended_by_server
 from tests.live.test_sockets import SEED, opened, table  # noqa: F401 (fixtures, on this module's server)
 from tests.support.live import live_server

@@ -8,6 +8,7 @@ import os
 import random
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,9 @@ from domino import game
 from domino.bots import analysis
 from domino.events import Play
 from domino.record import dumps, from_record, to_record
+from domino.tiles import Tile
 from domino.views import seat_view
-from domino.web.live import computer
+from domino.web.live import analyses, pools
 from domino.web.routes import review as web_review
 from tests.support.webkit import Table, friends, make_app, new_round, parse
 
@@ -57,6 +59,21 @@ def test_the_review_marks_the_one_bad_move_as_the_costliest():
     assert bad["made"] == "0-3:left" and bad["best"].startswith("3-3:")
     assert bad["reason"][0] == "double"
     assert json.loads(json.dumps(made)) == made  # plain JSON, as stored
+
+
+def test_a_play_that_leaves_no_tile_to_follow_is_said_so():
+    (decision,) = [d for d in analysis.decisions(json.loads(BAD)) if d.index == BAD_INDEX]
+    made = Play(Tile.parse("0-3"), "left")
+    assert decision.view.ends == (3, 2) and decision.made == made
+    # The same position with another hand: after 0-3 (ends 0 and 2) nothing follows; after
+    # 1-3 (ends 1 and 2) the 1-5 does.
+    view = replace(decision.view, hand=(Tile.parse("0-3"), Tile.parse("1-3"), Tile.parse("1-5")))
+    assert analysis.reason(view, made, Play(Tile.parse("1-3"), "left")) == [
+        "no-answer",
+        {"ends": [0, 2]},
+    ]
+    # The double goes first: 3-3 was a double as well as a play that kept an answer.
+    assert analysis.reason(decision.view, made, Play(Tile.parse("3-3"), "left"))[0] == "double"
 
 
 def test_decisions_are_the_real_choices_seen_from_the_seat():
@@ -117,9 +134,9 @@ def spy(monkeypatch):
             return self.real.submit(fn, *args)
 
     def spied(processes, renew=None, role="decide"):
-        return Spy(computer.pool(processes, renew, role), role)
+        return Spy(pools.pool(processes, renew, role), role)
 
-    monkeypatch.setattr(web_review, "pool", spied)
+    monkeypatch.setattr(analyses, "pool", spied)
     return sent
 
 
@@ -207,7 +224,7 @@ def started(monkeypatch):
         held.append(key)
         assert held.event.wait(WAIT)
 
-    monkeypatch.setattr(web_review.Reviews, "_run", run)
+    monkeypatch.setattr(analyses.Reviews, "_run", run)
     yield held
     held.release()
 
@@ -222,7 +239,7 @@ def test_a_restart_asks_again_and_too_many_waiting_say_so(app, monkeypatch, star
     player.get(url + "/analysis")
     assert len(started) == 2
     app.extensions.pop("domino-reviews")
-    monkeypatch.setattr(web_review, "PENDING_CAP", 0)
+    monkeypatch.setattr(analyses, "PENDING_CAP", 0)
     busy = parse(player.get(url + "/analysis").get_data(as_text=True))
     assert busy.find("data-review-pending") and "shortly" in busy.text
     assert len(started) == 2
@@ -231,7 +248,7 @@ def test_a_restart_asks_again_and_too_many_waiting_say_so(app, monkeypatch, star
 def test_a_review_waits_behind_no_more_than_one_job_of_each_other_client_and_says_its_place(
     app, started
 ):
-    reviews = web_review.Reviews(app.extensions["domino"].rooms.store, 1)
+    reviews = analyses.Reviews(app.extensions["domino"].rooms.store, 1)
     assert reviews.request("r", 1, "{}", 0, "203.0.113.1") == ("running", 0)  # holds the slot
     for seq in (2, 3, 4):  # one client's rooms
         assert reviews.request(f"r{seq}", seq, "{}", 0, "203.0.113.1")[0] == "waiting"
@@ -242,7 +259,7 @@ def test_a_review_waits_behind_no_more_than_one_job_of_each_other_client_and_say
 
 
 def test_waiting_reviews_are_capped_per_seat_and_per_address(app, started):
-    reviews = web_review.Reviews(app.extensions["domino"].rooms.store, 1)
+    reviews = analyses.Reviews(app.extensions["domino"].rooms.store, 1)
     reviews.request("r", 1, "{}", 0, "203.0.113.1")  # running
     assert reviews.request("r", 2, "{}", 0, "203.0.113.1")[0] == "waiting"
     assert reviews.request("r", 3, "{}", 0, "203.0.113.1")[0] == "waiting"
@@ -255,12 +272,12 @@ def test_waiting_reviews_are_capped_per_seat_and_per_address(app, started):
 
 def test_a_review_nobody_asks_for_any_more_is_dropped_before_it_starts(app, started):
     now = [0.0]
-    reviews = web_review.Reviews(app.extensions["domino"].rooms.store, 1, clock=lambda: now[0])
+    reviews = analyses.Reviews(app.extensions["domino"].rooms.store, 1, clock=lambda: now[0])
     reviews.request("r", 1, "{}", 0, "203.0.113.1")  # running, holds the slot
     reviews.request("r", 2, "{}", 0, "203.0.113.1")  # asked once, then its page went away
     now[0] = 3.0
     reviews.request("s", 1, "{}", 0, "198.51.100.7")
-    now[0] = web_review.ABANDONED_SECONDS + 1  # "s" was asked 4 s ago, "r" 2 over the limit
+    now[0] = analyses.ABANDONED_SECONDS + 1  # "s" was asked 4 s ago, "r" 2 over the limit
     reviews.request("s", 1, "{}", 0, "198.51.100.7")
     assert reviews.queue.waiting(("r", 2)) is not None  # dropped when its turn comes, unstarted
     assert reviews.request("t", 1, "{}", 0, "192.0.2.9")[0] == "waiting"
@@ -313,7 +330,7 @@ def test_in_a_friend_room_each_sees_their_own_moves_until_the_next_deal(app):
     play_out(tables)
     store = tables[0].services.rooms.store
     ((seq, text),) = store.record_rows(tables[0].room)
-    made = analysis.analyze(text, web_review.seed_of(text), playouts=200)
+    made = analysis.analyze(text, analyses.seed_of(text), playouts=200)
     for row in made["decisions"][:2]:  # a sentence for each seat's costly move
         row["costly"], row["cost"] = True, 3.0
     store.save_review(tables[0].room, seq, json.dumps(made))
@@ -347,7 +364,7 @@ def test_the_page_steps_through_the_round_with_every_hand(app):
         assert (doc.find("data-step-prev") is None) == (step == 0)
         assert (doc.find("data-step-next") is None) == (step == len(final.moves))
     bad = parse(player.get(f"{player.url}/review/0?step=x").get_data(as_text=True))
-    assert bad.one("data-review").get("data-step") == str(len(final.moves))
+    assert bad.one("data-review").get("data-step") == "1"  # as opened: no analysis yet
 
 
 def test_in_a_computer_room_the_player_sees_every_seat_once_dealt_again(app):
@@ -389,12 +406,12 @@ def test_a_review_that_takes_too_long_says_so_in_one_line_and_is_stored_when_don
     app, monkeypatch, caplog
 ):
     player = finished_friend_round(app)
-    monkeypatch.setattr(web_review, "REVIEW_SECONDS", 0.001)  # every review is too long
-    caplog.set_level(logging.WARNING, logger="domino.web.routes.review")
+    monkeypatch.setattr(analyses, "REVIEW_SECONDS", 0.001)  # every review is too long
+    caplog.set_level(logging.WARNING, logger="domino.web.live.analyses")
     player.get(f"{player.url}/review/0")
     store = player.services.rooms.store
     (seq, _text) = store.record_rows(player.room)[0]
     assert wait_for(lambda: store.review(player.room, seq) is not None)
-    said = [r for r in caplog.records if r.name == "domino.web.routes.review"]
+    said = [r for r in caplog.records if r.name == "domino.web.live.analyses"]
     assert len(said) == 1 and said[0].exc_info is None
     assert "took too long" in said[0].getMessage()

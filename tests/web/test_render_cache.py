@@ -15,7 +15,7 @@ from domino import game
 from domino.rules import PRESETS
 from domino.tiles import Laid
 from domino.views import table_view
-from domino.web.view import faces, names, render, scoring, story
+from domino.web.view import faces, names, parts, render, scoring, story
 from domino.web.view.render import Links, links, render_table
 from tests.support.webkit import company, make_app, parse
 
@@ -24,8 +24,8 @@ LANGUAGES = ("en", "nl", "pl", "fr")
 
 def caches() -> list[dict]:
     """Every cache of drawn parts and words."""
-    drawn = [faces.CHAINS, render.PILES, render.RULES_LINES, render.PARTS, scoring.SCORES]
-    return [*drawn, render.SEQ_VALS, story.TELLERS, faces.SPEAKERS, names.LEVEL_WORDS]
+    drawn = [faces.CHAINS, parts.PILES, parts.RULES_LINES, parts.PARTS, scoring.SCORES]
+    return [*drawn, parts.SEQ_VALS, story.TELLERS, faces.SPEAKERS, names.LEVEL_WORDS]
 
 
 def forget() -> None:
@@ -223,7 +223,7 @@ def test_tables_drawn_warm_are_the_tables_drawn_cold(app, preset, kind):
 
 
 def test_every_cache_stays_bounded():
-    kept = render.PARTS
+    kept = parts.PARTS
     for number in range(faces.KEPT + 50):
         faces.remember(kept, ("filler", number), "x")
     assert len(kept) <= faces.KEPT

@@ -1,2 +1,3 @@
-"""Concurrency: the one owner of each room (tables.py), the sockets' hub and outboxes, the
-computer and its process pool, and the fair queues in front of the pools."""
+"""Concurrency: the one owner of each room (tables.py) and its away timers (away.py), the
+sockets' hub, outboxes and pinger, the computer, and the process pools with the fair queues in
+front of them (pools.py)."""

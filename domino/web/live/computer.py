@@ -18,89 +18,22 @@ from __future__ import annotations
 
 import logging
 import math
-import multiprocessing
 import os
-import select
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 
 from ... import bots
 from ...views import seat_view
-from .pools import FairQueue, Job
+from .pools import FairQueue, Job, pool
 
 log = logging.getLogger(__name__)
-NICENESS = 10  # the pool yields the processor to the server that holds every socket
-REVIEW_NICENESS = 15  # and a round's review yields it to the computer's moves
-NICE = {"decide": NICENESS, "review": REVIEW_NICENESS}
 DECIDE_SECONDS = 30  # a decision that runs longer is given up, its worker renewed, and asked again
 SETTLE = 0.4  # seconds a level switch waits for the next before deciding
 WAITING_PER_ADDRESS = 64  # decisions one address may have waiting (past that: asked again later)
 RETRY_SECONDS = (0.5, 1, 2, 4, 8, 15, 30)  # the back-off of a decision asked again
 HOUSE = ""  # the owner of positions no request led to (a restart, a timer)
-
-_pools: dict[tuple[str, int], ProcessPoolExecutor] = {}
-_pools_lock = threading.Lock()
-
-
-def pool(
-    processes: int, renew: ProcessPoolExecutor | None = None, role: str = "decide"
-) -> ProcessPoolExecutor:
-    """This process's pool of `processes` workers for `role`, started on first use (or anew
-    if broken): "decide" makes the computer's moves, "review" weighs finished rounds (its
-    own processes, at a lower priority, so a review never holds up a move).
-
-    Its processes come from a fork server, never from a fork of this (gevent) process.
-    """
-    with _pools_lock:
-        key = (role, processes)
-        current = _pools.get(key)
-        if current is None or current is renew:
-            if current is not None:  # what it was given still ends, in its own time, and is
-                current.shutdown(wait=False)  # answered; then its processes end
-            context = multiprocessing.get_context("forkserver")
-            current = _pools[key] = ProcessPoolExecutor(
-                processes,
-                mp_context=context,
-                initializer=_decider,
-                initargs=(os.getpid(), NICE[role]),
-            )
-        return current
-
-
-def _decider(server: int, niceness: int = NICENESS) -> None:
-    """Start a worker process: below the server's priority, and gone when the server is.
-
-    A server killed outright (SIGKILL, out of memory) never shuts its pool down, and a worker
-    waits for work for ever; so each one watches the server's process and ends with it.
-    """
-    os.nice(niceness)
-    threading.Thread(target=_end_with, args=(server,), daemon=True).start()
-
-
-def _end_with(pid: int) -> None:
-    try:
-        handle = os.pidfd_open(pid)
-    except OSError:  # already gone
-        os._exit(0)
-    except AttributeError:  # no pidfd (not Linux): look every few seconds
-        while _alive(pid):
-            time.sleep(2)
-        os._exit(0)
-    select.select([handle], [], [])  # readable once the process has ended
-    os._exit(0)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Computer:

@@ -1,6 +1,6 @@
 """Work waiting for a process pool, served fairly: one job per key, owners in turn.
 
-The computer's decisions and the rounds' reviews (web/live/computer.py, web/routes/review.py)
+The computer's decisions and the rounds' reviews (web/live/computer.py, web/live/analyses.py)
 run in pools of a few processes. Handing every request straight to a pool let one client's stale or
 abandoned work queue up inside it, in front of everyone else's, where nothing could replace or
 drop it. Here work waits instead, where it still can be:
@@ -17,18 +17,28 @@ drop it. Here work waits instead, where it still can be:
 
 At most `slots` jobs run at once (the pool's size), each on a thread of its own that waits on
 the pool; so nothing ever queues inside the pool itself.
+
+The pools themselves (`pool`): one per role, of processes started by a fork server, below the
+server's priority, each ending with the server.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import multiprocessing
+import os
+import select
 import threading
 import time
 from collections.abc import Callable, Hashable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 log = logging.getLogger(__name__)
+NICENESS = 10  # the pool yields the processor to the server that holds every socket
+REVIEW_NICENESS = 15  # and a round's review yields it to the computer's moves
+NICE = {"decide": NICENESS, "review": REVIEW_NICENESS}
 
 
 def _always() -> bool:
@@ -241,3 +251,65 @@ class FairQueue:
                     del self._running[job.key]
                 self._dispatch()
                 self._forget()
+
+
+_pools: dict[tuple[str, int], ProcessPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def pool(
+    processes: int, renew: ProcessPoolExecutor | None = None, role: str = "decide"
+) -> ProcessPoolExecutor:
+    """This process's pool of `processes` workers for `role`, started on first use (or anew
+    if broken): "decide" makes the computer's moves, "review" weighs finished rounds (its
+    own processes, at a lower priority, so a review never holds up a move).
+
+    Its processes come from a fork server, never from a fork of this (gevent) process.
+    """
+    with _pools_lock:
+        key = (role, processes)
+        current = _pools.get(key)
+        if current is None or current is renew:
+            if current is not None:  # what it was given still ends, in its own time, and is
+                current.shutdown(wait=False)  # answered; then its processes end
+            context = multiprocessing.get_context("forkserver")
+            current = _pools[key] = ProcessPoolExecutor(
+                processes,
+                mp_context=context,
+                initializer=_decider,
+                initargs=(os.getpid(), NICE[role]),
+            )
+        return current
+
+
+def _decider(server: int, niceness: int = NICENESS) -> None:
+    """Start a worker process: below the server's priority, and gone when the server is.
+
+    A server killed outright (SIGKILL, out of memory) never shuts its pool down, and a worker
+    waits for work for ever; so each one watches the server's process and ends with it.
+    """
+    os.nice(niceness)
+    threading.Thread(target=_end_with, args=(server,), daemon=True).start()
+
+
+def _end_with(pid: int) -> None:
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # already gone
+        os._exit(0)
+    except AttributeError:  # no pidfd (not Linux): look every few seconds
+        while _alive(pid):
+            time.sleep(2)
+        os._exit(0)
+    select.select([handle], [], [])  # readable once the process has ended
+    os._exit(0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -14,8 +14,6 @@ import contextlib
 import math
 import threading
 
-from flask_babel import force_locale
-
 from ... import commands
 from ...commands import Decision
 from ...events import DRAW
@@ -24,8 +22,8 @@ from ...room import DRAW_UNTIL, Room, RoomError, new_secret
 from ...rules import DEFAULT, Rules
 from ...store.cache import Rooms
 from ...views import table_view
-from ..view.messages import notice
-from ..view.render import render_superseded, render_table
+from ..view.render import render_pushed, render_superseded
+from .away import Away
 from .hub import Connection, Hub, Superseded
 
 
@@ -39,8 +37,7 @@ class Tables:
         self.computer = None  # set by init_app: it plays through `computer_moves`
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
-        self._timers: dict[tuple[str, int], threading.Timer] = {}  # away timers, by (room, seat)
-        self._closed = False
+        self.away = Away(hub, lambda: app.config["AWAY_SECONDS"], self._still_away)
 
     # -- reading (no lock: a room is a frozen value)
 
@@ -227,44 +224,15 @@ class Tables:
             room = self.rooms.get(room_id)
             if room is not None:
                 self._push(room, seat)
-        self._watch_away(room_id, (seat,))
-
-    def _watch_away(self, room_id: str, seats) -> None:
-        """Once any of `seats` (people away now) has been away for AWAY_SECONDS, push the
-        others their tables, which then offer to hand it over (one timer per seat)."""
-        wait = self.app.config["AWAY_SECONDS"]
-        for seat in seats:
-            left = wait - self.hub.away_for(room_id, seat)
-            if left < 0:
-                continue  # away long already: the tables say so
-            with self._guard:
-                if self._closed or (room_id, seat) in self._timers:
-                    continue
-                later = threading.Timer(left + 0.01, self._still_away, (room_id, seat))
-                later.daemon = True
-                self._timers[(room_id, seat)] = later
-            later.start()
+        self.away.watch(room_id, (seat,))
 
     def close(self) -> None:
-        """Stop the timers still waiting (before the store closes, e.g. in tests)."""
-        with self._guard:
-            self._closed = True  # a push during teardown arms no new timer
-            waiting, self._timers = list(self._timers.values()), {}
-        for timer in waiting:
-            timer.cancel()
+        """Stop the away timers still waiting (before the store closes, e.g. in tests)."""
+        self.away.close()
 
     def _still_away(self, room_id: str, seat: int) -> None:
-        """Tell the others a seat's player is away long enough to hand it over, if so (a
-        timer that woke a little early looks again)."""
-        with self._guard:
-            self._timers.pop((room_id, seat), None)
-            if self._closed:
-                return
-        if self.hub.live(room_id, seat) is not None:
-            return  # back meanwhile
-        if self.hub.away_for(room_id, seat) < self.app.config["AWAY_SECONDS"]:
-            self._watch_away(room_id, (seat,))
-            return
+        """Tell the others a seat's player is away long enough to hand it over (`Away`'s
+        timer found them so)."""
         with contextlib.suppress(RoomError), self._lock(room_id):
             room = self.rooms.get(room_id)
             if room is not None and seat in self.away_long(room):
@@ -304,13 +272,11 @@ class Tables:
             if conn is not None:
                 conn.send(self._render(conn, room, seat, news))
         here = self.hub.present(room.id)
-        self._watch_away(room.id, [seat for seat in room.humans if seat not in here])
+        self.away.watch(room.id, [seat for seat in room.humans if seat not in here])
 
     def _render(self, conn: Connection, room: Room, seat: int, news: str | None = None) -> str:
         """A seat's table as its socket's page shows it: in its language, with its links."""
-        with force_locale(conn.locale):
-            text = notice(news) if news else None
-            return render_table(self.view(room, seat), conn.links, notice=text)
+        return render_pushed(self.view(room, seat), conn.links, conn.locale, news)
 
     def nudge(self, room: Room, settle: bool = False) -> None:
         """Give a seat back to its returning player when due, then let the computer move if

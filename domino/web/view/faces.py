@@ -4,6 +4,8 @@ their markup written by web/view/markup.py."""
 
 from __future__ import annotations
 
+import functools
+
 from flask import current_app
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
@@ -12,13 +14,13 @@ from ...tiles import Laid, Tile
 from ...views import TableView
 from . import markup
 from .i18n import Words, gettext, pgettext, words
-from .kept import EVER, KEPT, kept, memo, recall, remember
+from .kept import EVER, KEPT, kept, recall, remember
 from .markup import BACKS
 
 __all__ = ["BACKS", "KEPT", "Speaker", "chain", "face", "hand", "remember", "tojson"]
 
 
-@memo(kept(EVER))
+@functools.cache  # a finite set of faces
 def face(a: int, b: int, vertical: bool = False) -> Markup:
     """`a` on the left (on top when vertical), `b` on the right; hidden from screen readers."""
     return markup.face(a, b, vertical)

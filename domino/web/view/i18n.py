@@ -1,13 +1,14 @@
-"""Languages: chosen from Accept-Language, switched on any page, remembered in a cookie."""
+"""Languages: chosen from the cookie (web/routes/languages.py sets it) or Accept-Language, and
+each language's words, bound once."""
 
 from __future__ import annotations
 
-import re
+import functools
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
-from flask import Blueprint, abort, redirect, request
+from flask import request
 from flask_babel import Babel, get_locale, get_translations
 from jinja2 import pass_eval_context
 from markupsafe import Markup
@@ -17,10 +18,7 @@ from .kept import EVER, kept, recall, remember
 CATALOGS = Path(__file__).resolve().parents[2] / "translations"
 LANGUAGES = {"nl": "Nederlands", "pl": "Polski", "fr": "Français", "en": "English"}
 COOKIE = "lang"
-YEAR = 365 * 24 * 3600
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0 and C1 controls, CR and LF among them
 
-bp = Blueprint("i18n", __name__)
 babel = Babel()
 
 
@@ -108,7 +106,10 @@ def _jinja_gettext(catalog) -> dict:
     function that takes the context gets a copy of it made for the call. A message without
     variables is looked up and escaped once.
     """
-    plain = kept(EVER)  # by message: the catalog's words, as markup
+
+    @functools.cache  # by message: the catalog's words, as markup
+    def plain(string: str) -> Markup:
+        return Markup(catalog.ugettext(string)) % {}
 
     def finish(eval_ctx, text: str, variables: dict) -> str:
         if eval_ctx.autoescape:
@@ -119,11 +120,7 @@ def _jinja_gettext(catalog) -> dict:
     def gettext(eval_ctx, string: str, **variables):
         if variables or not eval_ctx.autoescape:
             return finish(eval_ctx, catalog.ugettext(string), variables)
-        found = recall(plain, string)
-        if found is None:
-            found = Markup(catalog.ugettext(string)) % {}
-            remember(plain, string, found)
-        return found
+        return plain(string)
 
     @pass_eval_context
     def ngettext(eval_ctx, singular: str, plural: str, num: int, **variables):
@@ -139,35 +136,11 @@ def _jinja_gettext(catalog) -> dict:
     return {"_": gettext, "gettext": gettext, "ngettext": ngettext, "pgettext": pgettext}
 
 
-@bp.get("/lang/<code>")
-def switch(code: str):
-    """Remember a language and go back to the page the switch was on.
-
-    `next` is a path of this app, below its script root (`request.full_path`); anything
-    else goes back to the home page, and a control character in it is refused (400).
-    """
-    target = request.args.get("next", "/")
-    if CONTROL.search(target):
-        abort(400)
-    if not is_local_path(target):
-        target = "/"  # only ever back to a page of ours
-    response = redirect(request.script_root + target, 303)
-    if code in LANGUAGES:
-        response.set_cookie(COOKIE, code, max_age=YEAR, samesite="Lax", secure=request.is_secure)
-    return response
-
-
-def is_local_path(target: str) -> bool:
-    """True for a path of this site: "/…" but not "//host", and with no backslash (browsers
-    read "/\\host" as "//host")."""
-    return target.startswith("/") and not target.startswith("//") and "\\" not in target
-
-
 def init_app(app) -> None:
-    """Attach Flask-Babel with our catalogs and the language choice."""
+    """Attach Flask-Babel with our catalogs and the language choice (the switch is a route:
+    web/routes/languages.py)."""
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(CATALOGS))
     babel.init_app(app, locale_selector=chosen_language)
-    app.register_blueprint(bp)
 
     @app.context_processor
     def languages():

@@ -11,6 +11,7 @@ in any language (`reserved_words`): a player named "Your partner" would pass for
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from flask import current_app
@@ -20,7 +21,7 @@ from ...views import TableView
 from . import rules_text
 from .faces import BACKS
 from .i18n import LANGUAGES, Words, gettext, ngettext, pgettext, speaking, words
-from .kept import EVER, kept, memo, recall, remember
+from .kept import EVER, kept, recall, remember
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,7 @@ def seat_words() -> tuple[str, ...]:
     )
 
 
-@memo(kept(1))  # the catalogs never change while we run
+@functools.cache  # the catalogs never change while we run
 def reserved_words() -> frozenset[str]:
     """The seat words of every language we speak: no display name may be one or hold one
     (`domino.actions.is_reserved`), whichever language the others read the table in."""

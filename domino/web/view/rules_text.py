@@ -3,10 +3,11 @@ and the names the rules card gives to presets, settings and their choices."""
 
 from __future__ import annotations
 
+import functools
+
 from flask_babel import get_locale, gettext, ngettext
 
 from ...rules import Rules
-from .kept import lru, memo
 from .messages import N_
 
 SEPARATOR = " · "
@@ -106,7 +107,7 @@ def rules_sentences(rules: Rules) -> list[str]:
 
 # Every table shows its line: the words are kept per rules and language (the catalogs never
 # change while the app runs), which makes a render ~30 µs cheaper.
-@memo(lru(512))
+@functools.lru_cache(maxsize=512)
 def _line(rules: Rules, _language: str) -> str:
     parts = []
     if rules.teams:
@@ -124,7 +125,7 @@ def _line(rules: Rules, _language: str) -> str:
     return SEPARATOR.join(parts)
 
 
-@memo(lru(512))
+@functools.lru_cache(maxsize=512)
 def _sentences(rules: Rules, _language: str) -> tuple[str, ...]:
     size = rules.hand_size
     return (

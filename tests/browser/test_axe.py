@@ -189,6 +189,21 @@ def test_home_help_and_missing_room_pages(server, open_context, scan):
     scan.assert_clean()
 
 
+def test_your_tables_on_the_home_page(server, open_context, scan):
+    """The home page listing this browser's tables (issue 29): one waiting for a friend, one
+    against the computer."""
+    context = open_context()
+    create_room(context, server.url)
+    page = context.new_page()
+    page.goto(server.url)
+    page.locator('[data-action="play-computer"]').click()
+    expect(page.locator("[data-hand] [data-tile]")).to_have_count(7)
+    page.goto(server.url)
+    expect(page.locator("[data-your-table]")).to_have_count(2)
+    scan(page, "your-tables")
+    scan.assert_clean()
+
+
 def test_a_friend_table_from_invitation_to_result(server, open_context, scan, rng_deals):
     """Every state of a friend's table passes the scan. The deal is the seeded one (a fair
     deal takes each browser's random seed), so the round surely offers a tile both ends."""

@@ -49,11 +49,12 @@ def test_a_whole_friend_round_in_polish(server, open_context):
             heading = pl.ngettext("You win %(num)d point", "You win %(num)d points", points)
         elif winner == "opponent":
             heading = pl.ngettext(
-                "Your opponent wins %(num)d point", "Your opponent wins %(num)d points", points
+                "%(name)s wins %(num)d point", "%(name)s wins %(num)d points", points
             )
         else:
             heading = pl.gettext("A draw: nobody scores")
-        expect(result.locator("h2")).to_have_text(heading % {"num": points})
+        words = {"num": points, "name": pl.gettext("Your friend")}
+        expect(result.locator("h2")).to_have_text(heading % words)
         count = int(page.locator("[data-opponent-count]").inner_text())
         expect(page.locator("#status")).to_contain_text(pl.ngettext("tile", "tiles", count))
         expect(page.locator('[data-action="new-round"]')).to_have_text(pl.gettext("New round"))

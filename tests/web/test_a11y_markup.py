@@ -244,7 +244,7 @@ def test_the_other_seat_hears_every_move_and_the_result(pair):
         elif outcome.winner == table.seat:
             assert text.endswith(f"You win {points}.")
         else:
-            assert text.endswith(f"Your opponent wins {points}.")
+            assert text.endswith(f"Your friend wins {points}.")
 
 
 def test_a_pass_is_announced(pair):

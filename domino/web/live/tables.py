@@ -22,6 +22,7 @@ from ...room import DRAW_UNTIL, Room, RoomError, new_secret
 from ...rules import DEFAULT, Rules
 from ...store.cache import Rooms
 from ...views import table_view
+from ..view.messages import answered
 from ..view.render import render_pushed, render_superseded
 from .away import Away
 from .hub import Connection, Hub, Superseded
@@ -96,7 +97,7 @@ class Tables:
         refusals raise RoomError or IllegalMove."""
         if action == DRAW_UNTIL:
             return self.draw_until(room_id, seat, seq)[0]
-        return self._change(room_id, self._act, seat, action, params, seq).room
+        return self._change(room_id, self._act, seat, action, params, seq, news=answered).room
 
     def draw_until(self, room_id: str, seat: int, seq) -> tuple[Room, int]:
         """Draw for `seat` until a tile fits or the boneyard is empty; the room and how many
@@ -110,7 +111,8 @@ class Tables:
         changed elsewhere) ends the press with the draws made so far.
         """
         with self._lock(room_id):
-            room, drawn = self._decided(room_id, self._act, seat, "draw", {}, seq).room, 1
+            first = self._decided(room_id, self._act, seat, "draw", {}, seq, news=answered)
+            room, drawn = first.room, 1
             while must_draw(room, seat):
                 try:
                     room = self._decided(room_id, self._act, seat, "draw", {}, room.seq).room
@@ -163,7 +165,7 @@ class Tables:
         def computer_move(room: Room) -> Decision | None:
             return commands.computer_move(room, seq, action, self.hub.present(room_id))
 
-        decision = self._change(room_id, computer_move, load=self.rooms.get)
+        decision = self._change(room_id, computer_move, load=self.rooms.get, news=answered)
         return None if decision is None else decision.room
 
     def _change(self, room_id: str, command, *args, news=None, settle=False, load=None):

@@ -36,6 +36,8 @@ from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, reply, seat
 from ..view.i18n import chosen_language
 from ..view.messages import refusal, status_of
 from ..view.render import links, render_table
+from ..view.rules_text import rules_line
+from ..view.sentences import table_summary
 
 bp = Blueprint("pages", __name__)
 
@@ -127,6 +129,30 @@ def room(room_id: str):
     tv = tables().view(found, seat, live=False)  # inert until its socket is open
     table = render_table(tv, links(found), oob=False)
     return render_template("room.html", tv=tv, tab=new_tab(), table=table)
+
+
+@bp.get("/r/<room_id>/yours")
+def your_table(room_id: str):
+    """One of this browser's tables as the home page lists it: who is there, whose turn, the
+    rules and a link back (templates/partials/your_table.html).
+
+    static/notify.js asks for each room this browser was seated at (their ids, kept in its
+    localStorage). The seat's secret never leaves its cookie: the cookie's path is the room's,
+    so only a request under /r/<room> carries it (the home page never receives it), and
+    nginx sends such a request to the room's own shard (docs/cluster.md). A browser with no
+    seat there gets an empty 404, and the page forgets the room."""
+    found, seat = seated(room_id)
+    if found is None or seat is None:
+        return "", 404, {"Cache-Control": "no-store"}
+    tv = tables().view(found, seat)
+    card = render_template(
+        "partials/your_table.html",
+        tv=tv,
+        summary=table_summary(tv),
+        rules_line=rules_line(found.rules),
+        url=url_for("pages.room", room_id=room_id),
+    )
+    return card, 200, {"Cache-Control": "no-store"}
 
 
 @bp.post("/r/<room_id>/join")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from flask_babel import gettext
 
+from ...room import Room
+
 
 def N_(message: str) -> str:
     """Mark a message for translation; it is translated when it is shown."""
@@ -115,12 +117,56 @@ NOTICES = {
     ),
     "handed-over": N_("A player who was away is played by the computer until they are back."),
     "taken-back": N_("A player is back and plays their own seat again."),
+    # the answer to a request for the next deal (`answered`): "-many" at three or four seats
+    "declined-continue": N_(
+        "Your friend answered “Not yet”: they are not ready for the next round."
+    ),
+    "declined-continue-many": N_(
+        "Another player answered “Not yet”: they are not ready for the next round."
+    ),
+    "declined-round": N_("Your friend answered “Not now”: no new round for now."),
+    "declined-round-many": N_("Another player answered “Not now”: no new round for now."),
+    "declined-match": N_("Your friend answered “Not now”: no new match for now."),
+    "declined-match-many": N_("Another player answered “Not now”: no new match for now."),
+    "declined-rematch": N_("Your friend answered “Not now”: no rematch for now."),
+    "declined-rematch-many": N_("Another player answered “Not now”: no rematch for now."),
+    "kept-round": N_("Your friend wants to keep playing this round: no new round for now."),
+    "kept-round-many": N_("Another player wants to keep playing this round: no new round for now."),
+    "kept-match": N_("Your friend wants to keep playing this match: no new match for now."),
+    "kept-match-many": N_("Another player wants to keep playing this match: no new match for now."),
+    "cancelled-round": N_("A move was played, so the request for a new round is withdrawn."),
+    "cancelled-match": N_("A move was played, so the request for a new match is withdrawn."),
 }
 
 
 def notice(code: str) -> str:
     """The player-facing text of a notice the table shows once."""
     return gettext(NOTICES[code])
+
+
+def answered(before: Room, after: Room) -> str | None:
+    """The notice the other seats get when a change ends a request for the next deal without
+    a deal: a "Not yet" / "Not now" / "Keep playing" (a decline), or a move played instead
+    (web/live/tables.py passes this as the `news` of moves and answers). None otherwise."""
+    if before.request is None or after.request is not None:
+        return None
+    if after.dealt_at != before.dealt_at or after.matches != before.matches:
+        return None  # granted: the next deal is here
+    what = _asked(before)
+    if after.round is not before.round and after.round.moves != before.round.moves:
+        return f"cancelled-{what}"  # a move cancels a request (only mid-round: round or match)
+    declined = "kept" if not before.round.over else "declined"
+    return f"{declined}-{what}" + ("-many" if before.rules.seats > 2 else "")
+
+
+def _asked(room: Room) -> str:
+    """What an open request asks for, as the next-deal area names it (render._next):
+    "rematch", "continue" (between a match's rounds), "match" or "round"."""
+    if room.request_kind == "rematch":
+        return "rematch"
+    if room.match is None:
+        return "round"
+    return "continue" if room.between_rounds else "match"
 
 
 ERRORS = {

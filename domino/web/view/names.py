@@ -187,6 +187,20 @@ def free_seats(tv: TableView) -> int:
     return sum(1 for other in tv.company if not other.held and other.computer is None)
 
 
+def record_name(tv: TableView) -> str:
+    """Which seat of the round records is this one, in words ("In these records you are
+    “player 1”."): the records name seats as SPEC §7.1 fixes (`domino.records.record_names`:
+    "computer" for a seat the computer played, "player" for a computer room's person, else
+    "player k"), which a page cannot change, only explain."""
+    if tv.handed:
+        name = "computer"
+    elif tv.kind == "computer":
+        name = "player"
+    else:
+        name = f"player {tv.seat + 1}"
+    return gettext("In these records you are “%(name)s”.", name=name)
+
+
 def shown_company(tv: TableView) -> list:
     """The other seats as the table lays them out from left to right: West, North, East
     (the reverse of turn order, as seen from the South seat)."""

@@ -76,6 +76,9 @@ def pile(tv: TableView, said: Words) -> Markup:
         count = key[2]
         if tv.rules.boneyard:
             what = said.ngettext("tile in the boneyard", "tiles in the boneyard", count)
+        elif not count:  # every tile dealt (pairs of seven): nothing sleeps, nothing to say
+            remember(PILES, key, Markup(""))
+            return Markup("")
         else:
             what = said.ngettext("tile sleeping, never drawn", "tiles sleeping, never drawn", count)
         found = markup.pile(count, what)

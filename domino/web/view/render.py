@@ -47,6 +47,7 @@ NAMING = {
     "to_play": names.to_play,
     "waiting_note": names.waiting_note,
     "free_seats": names.free_seats,
+    "record_name": names.record_name,
 }
 
 

@@ -100,11 +100,9 @@ def headline(tv: TableView) -> str:
                 "Your pair wins %(num)d point", "Your pair wins %(num)d points", o.points
             )
         return ngettext("You win %(num)d point", "You win %(num)d points", o.points)
-    if tv.rules.seats == 2:
-        return ngettext(
-            "Your opponent wins %(num)d point", "Your opponent wins %(num)d points", o.points
-        )
-    side = _winning_side(tv, o.winners)
+    # At two seats the winner is named as the match's headline names them ("Your friend",
+    # "The computer"), not "your opponent".
+    side = name_of(tv, o.winner) if tv.rules.seats == 2 else _winning_side(tv, o.winners)
     text = ngettext(
         "%(name)s wins %(num)d point", "%(name)s wins %(num)d points", o.points, name=side.inline
     )

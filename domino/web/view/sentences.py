@@ -12,7 +12,7 @@ from ...events import PublicMove
 from ...game import laid_at
 from ...views import TableView
 from .i18n import gettext, ngettext
-from .names import Name, name_of, spoken
+from .names import Name, handed_note, level_word, name_of, spoken, to_play, waiting_note
 from .scoring import headline, match_headline, score_line
 
 
@@ -145,3 +145,43 @@ def _named_move(tv: TableView, speak, move: PublicMove) -> str:
     if move.action == "draw":
         return drew_held(name, tv.game.counts[move.seat])
     return passed(name)
+
+
+def table_summary(tv: TableView) -> dict:
+    """One of a browser's tables as the home page lists it ("your tables"): `turn`, a hook
+    word ("you", "other", "waiting" or "over"), `status`, whose turn it is in words, and
+    `seats`, who sits where ("You · Your friend (away)"), from this seat's view alone."""
+    g = tv.game
+    if not tv.full:
+        turn = "waiting"
+        if tv.rules.seats == 2:
+            status = gettext("Waiting for your friend to join")
+        else:
+            status = _capital(waiting_note(tv))
+    elif g.over:
+        turn = "over"
+        result = match_headline(tv) if tv.match is not None and tv.match.over else headline(tv)
+        status = gettext("Round over: %(result)s", result=result)
+    elif g.my_turn:
+        turn, status = "you", gettext("Your turn")
+    else:
+        turn, status = "other", to_play(tv, g.turn)
+    seats = [gettext("You")]
+    for other in tv.company:
+        name = name_of(tv, other.seat)
+        seats.append(f"{name.label} ({_presence(tv, other, name)})")
+    return {"turn": turn, "status": status, "seats": " · ".join(seats)}
+
+
+def _presence(tv: TableView, other, name: Name) -> str:
+    """Where another seat is: not taken yet, played by the computer, here or away."""
+    if not other.held and other.computer is None:
+        return gettext("not here yet")
+    if other.computer is not None:
+        return handed_note(name) if other.held else level_word(other.computer)
+    return gettext("at the table") if other.connected else gettext("away")
+
+
+def _capital(text: str) -> str:
+    """`text` starting with a capital (the words in the middle are left as they are)."""
+    return text[:1].upper() + text[1:]

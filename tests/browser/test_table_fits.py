@@ -4,11 +4,12 @@ For two seats (a computer table), three seats (against the computer) and a pairs
 two computers and two people, in a round's first state, mid-round on a person's turn and
 after the round: the line's first tile, the hand's first tile, the turn indicator and the
 enabled action (a playable tile, Draw or Pass; after the round the next-round control) all
-lie inside the first viewport, the page scrolled to its top. After the round the next-round
-control stands above the result; at 1280×900 every action of the table (its `data-action`
-buttons but those of the round's details, checking the deal and the review, which come
-after the result) and the table settings are above the fold. A screenshot of
-the first screen of each state, at both sizes, goes to test-artifacts/screenshots/fits-*.png.
+lie inside the first viewport, the page (and a long hand) scrolled to its start. After the
+round the next-round control stands above the result; at 1280×900 every action of the
+table (the `data-action` buttons in #table but those of the round's details, checking the
+deal and the review, which come after the result) and the table settings are above the
+fold. A screenshot of the first screen of each state, at both sizes, goes to
+test-artifacts/screenshots/fits-*.png.
 
 A hand of 13 tiles on a phone shows that it scrolls (a fade and an arrow at the side with
 more tiles), and scrolls by the mouse wheel and the keyboard (touch: it is a native scroller).
@@ -47,9 +48,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
+COMPUTER_MS = 30_000
 AWAY_SECONDS = 8.0  # the hand-over waits this long here (two minutes in production)
 TWO_FRAMES_JS = """() => new Promise((done) =>
   requestAnimationFrame(() => requestAnimationFrame(() => done())))"""
+FIRST_SCREEN_JS = """() => {
+  window.scrollTo(0, 0);
+  const hand = document.querySelector('[data-hand]');
+  if (hand) hand.scrollLeft = 0;
+}"""
 # Where the parts a player needs lie on the first screen (page scrolled to its top).
 BOXES_JS = """() => {
   const box = (el) => {
@@ -59,10 +66,20 @@ BOXES_JS = """() => {
   };
   const one = (selector) => document.querySelector(selector);
   const usable = (el) => el.checkVisibility() && !el.disabled;
-  const first = (selector) => [...document.querySelectorAll(selector)].find(usable) || null;
+  const shown = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+  };
+  // the first usable one on the screen (a long hand's tiles beyond its edge are not), else
+  // the first usable one
+  const first = (selector) => {
+    const found = [...document.querySelectorAll(selector)].filter(usable);
+    return found.find(shown) || found[0] || null;
+  };
   const outsideMoves = (el) => !el.closest('[data-move-list]');
-  // The table's own controls; the round's details (check the deal, the review) come after.
-  const actions = [...document.querySelectorAll('button[data-action]')]
+  // The table's own controls; the round's details (check the deal, the review) come after,
+  // and the page's own switches (the desktop notification) stay out of the table's way.
+  const actions = [...document.querySelectorAll('#table button[data-action]')]
     .filter((el) => usable(el) && outsideMoves(el) && !el.closest('.round-details'))
     .map((el) => ({name: el.getAttribute('data-action') || 'level', box: box(el)}));
   return {
@@ -101,7 +118,7 @@ def check_fits(page: Page, table: str, state: str, shots: Path) -> None:
     problems = []
     for size in (PHONE, DESKTOP):
         page.set_viewport_size(size)
-        page.evaluate("window.scrollTo(0, 0)")
+        page.evaluate(FIRST_SCREEN_JS)  # the page, and a long hand, at their start
         page.evaluate(TWO_FRAMES_JS)  # static/line.js lays the line out again
         where = f"{table}, {state}, {size['width']}x{size['height']}"
         page.screenshot(path=shots / f"fits-{table}-{state}-{size['width']}x{size['height']}.png")
@@ -151,6 +168,13 @@ class Table:
         mover = self.on_turn()
         if mover is not None:
             click_a_move(mover, self.rng)
+        else:  # the computer's turn: on a busy machine its first decision may take a while
+            self.pages[0].wait_for_function(
+                "(seq) => Number(document.querySelector('[data-seq]')?.getAttribute('data-seq'))"
+                " > seq",
+                arg=seq,
+                timeout=COMPUTER_MS,
+            )
         settled(self.pages, seq + 1)
 
     def until_turn(self, laid: int) -> Page:

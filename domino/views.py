@@ -91,7 +91,8 @@ class Company:
 
     `computer` is the level the computer plays it at (None: a person plays it, or nobody yet);
     `held` says a person holds it (so a seat with both was handed to the computer while its
-    player was away); `away_long` says its player has been away long enough to hand it over.
+    player was away); `away_long` says its player has been away long enough to hand it over,
+    and `away_left`, while they are away but not yet that long, in how many seconds.
     """
 
     seat: int
@@ -102,6 +103,7 @@ class Company:
     held: bool
     name: str
     away_long: bool = False
+    away_left: int | None = None  # seconds until it may be handed over, while its player is away
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,16 +178,18 @@ class TableView:
 
 
 def table_view(
-    room: Room, seat: int, present: Collection[int], live: bool = True, away_long=()
+    room: Room, seat: int, present: Collection[int], live: bool = True, away_long=(), away_left=None
 ) -> TableView:
     """What `seat` sees of `room`; `present` holds the seats with a live socket, `away_long`
-    those away long enough to be handed to the computer; `live` is False until the page's
-    own socket is open."""
+    those away long enough to be handed to the computer, `away_left` (seat: seconds) how long
+    the others away have still to wait; `live` is False until the page's own socket is open."""
     view = seat_view(room.round, seat, counter=room.counter)
     request = None
     if room.request is not None:
         request = "mine" if seat in room.agreed else "theirs"
-    company = tuple(_company(room, view, s, present, away_long) for s in _others(room, seat))
+    company = tuple(
+        _company(room, view, s, present, away_long, away_left or {}) for s in _others(room, seat)
+    )
     connected = room.full and all(other.connected for other in company)
     return TableView(
         room=room.id,
@@ -237,8 +241,9 @@ def _others(room: Room, seat: int) -> list[int]:
     return [(seat + step) % seats for step in range(1, seats)]
 
 
-def _company(room: Room, view: SeatView, other: int, present, away_long) -> Company:
+def _company(room: Room, view: SeatView, other: int, present, away_long, away_left) -> Company:
     held, bot = room.seats[other] is not None, room.bots[other]
+    waits = held and bot is None and other not in present and other not in away_long
     return Company(
         seat=other,
         count=view.counts[other],
@@ -248,4 +253,5 @@ def _company(room: Room, view: SeatView, other: int, present, away_long) -> Comp
         held=held,
         name=room.names[other],
         away_long=held and bot is None and other in away_long,
+        away_left=away_left.get(other) if waits else None,
     )

@@ -1,10 +1,11 @@
 /* Domino online: a player's display name at a table of three or four
-   (the name form in templates/partials/table.html).
+   (the name form in templates/partials/table.html), and the folded table settings.
    - A name the player saves is remembered by this browser (localStorage).
    - At a new table where this seat has no name yet, the remembered name is sent once, as soon
      as the table is live (the server refuses actions from a tab whose socket is not open).
-   - A name being typed, and whether its box is open, survive the table's swaps: the table is
-     drawn anew after every move, pushed by the server.
+   - A name being typed, and whether its box and the table settings are open, survive the
+     table's swaps: the table is drawn anew after every move, pushed by the server. Once a
+     saved name comes back in the table, its box and the settings close.
    No game logic lives here; nothing here takes focus (static/table.js puts it back). */
 (function () {
   "use strict";
@@ -74,15 +75,24 @@
     else if (window.htmx) window.htmx.trigger(form, "submit");
   }
 
-  // -- a draft and the box's state across a swap of the table
+  // -- a draft, the name box's state and the table settings' across a swap of the table
   var kept = null;
+  var settingsOpen = null; // whether the folded table settings were open (null: not shown)
+  var saving = false; // a name was just submitted: its box closes once the table has it
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form && form.hasAttribute && form.hasAttribute("data-name-form")) saving = true;
+  });
 
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var detail = event.detail;
     if (!detail || !detail.target || detail.target.id !== "table") return;
     var box = document.getElementById("my-name-box");
     var input = document.getElementById("my-name");
+    var settings = document.getElementById("settings");
     kept = null;
+    if (settings) settingsOpen = settings.open;
     if (box && input && input.form) {
       kept = { open: box.open, value: input.value, given: input.form.getAttribute("data-name") };
     }
@@ -91,17 +101,46 @@
   function restore() {
     var was = kept;
     kept = null;
+    var settings = document.getElementById("settings");
+    if (settings && settingsOpen !== null) settings.open = settingsOpen;
     var box = document.getElementById("my-name-box");
     var input = document.getElementById("my-name");
     if (!was || !box || !input || !input.form) return;
+    var given = input.form.getAttribute("data-name");
+    if (saving && given !== was.given) {
+      // Saved: the table holds the new name, so its box (and the settings round it) close.
+      saving = false;
+      box.open = false;
+      if (settings) settings.open = settingsOpen = false;
+      return;
+    }
     box.open = was.open;
     // A draft goes on being typed, unless the table now holds a name it did not (saved).
-    if (was.value !== was.given && input.form.getAttribute("data-name") === was.given) {
+    if (was.value !== was.given && given === was.given) {
       input.value = was.value;
     }
   }
 
   document.addEventListener("htmx:oobAfterSwap", restore);
+
+  // -- the away seats' countdown to the hand-over: each [data-countdown] holds the seconds
+  //    left when its table was drawn; it ticks down from the moment this page got it (the
+  //    server pushes the hand-over button itself once the time is up).
+  var seen = new WeakMap(); // countdown element -> when this page first showed it
+
+  function tick() {
+    var now = Date.now();
+    Array.prototype.forEach.call(document.querySelectorAll("[data-countdown]"), function (el) {
+      if (!seen.has(el)) seen.set(el, now);
+      var left = Number(el.getAttribute("data-countdown")) - (now - seen.get(el)) / 1000;
+      left = Math.max(0, Math.ceil(left));
+      var time = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+      var text = (el.getAttribute("data-countdown-text") || "{time}").replace("{time}", time);
+      if (el.textContent !== text) el.textContent = text;
+    });
+  }
+  setInterval(tick, 1000);
+  document.addEventListener("htmx:load", tick);
   // htmx:load comes once htmx has made new content work (the page's, then each swapped
   // table's): only then does submitting the form go through htmx, with its headers.
   document.addEventListener("htmx:load", offer);

@@ -71,7 +71,7 @@
   }
 
   // The hand is a row: Left/Right move between the tiles that can be used, Home/End jump to
-  // the first/last. Escape takes back a selected tile.
+  // the first/last; on the hand itself they scroll it. Escape takes back a selected tile.
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "Escape") {
@@ -84,6 +84,17 @@
     }
     var moves = { ArrowLeft: -1, ArrowRight: 1, Home: "first", End: "last" };
     var step = moves[event.key];
+    var rack = event.target.matches && event.target.matches("[data-hand]") ? event.target : null;
+    if (step !== undefined && rack) {
+      // The hand itself has focus: the keys scroll it (a tile's width, or to either end).
+      var width = rack.querySelector("[data-tile]");
+      width = width ? width.getBoundingClientRect().width : 50;
+      var left = { first: 0, last: rack.scrollWidth }[step];
+      if (left === undefined) left = rack.scrollLeft + step * width;
+      event.preventDefault();
+      rack.scrollTo({ left: left });
+      return;
+    }
     var tile = event.target.closest && event.target.closest(HAND_TILES);
     if (step === undefined || !tile) return;
     var tiles = Array.prototype.filter.call(document.querySelectorAll(HAND_TILES), usable);
@@ -146,7 +157,7 @@
         "[data-hand] [data-playable]",
         'button[data-action="draw"]', // not a move list's entry, which has data-action too
         'button[data-action="pass"]',
-        '[data-result] ~ .new-round [data-action="new-round"]',
+        '#round .new-round [data-action="new-round"]', // after a round: above the result
       ]);
     }
     if (chosen) chosen.focus();
@@ -174,6 +185,128 @@
     return at + "/" + laid.length + " " + last.getAttribute("data-tile");
   }
 
+  // A long hand shows that it scrolls (issue 29): the rack gets data-more="start"/"end" for
+  // the sides with more tiles (the style sheet fades them and shows an arrow there, a
+  // picture that lets presses through); the mouse wheel scrolls it sideways; touch, the
+  // scroll bar and the keyboard (the hand takes focus: arrows, Home, End) scroll it natively.
+  function markHand(area) {
+    var hand = area.querySelector("[data-hand]");
+    if (!hand) return;
+    var more = [];
+    if (hand.scrollWidth > hand.clientWidth + 1) {
+      if (hand.scrollLeft > 1) more.push("start");
+      if (hand.scrollLeft + hand.clientWidth < hand.scrollWidth - 1) more.push("end");
+      ["start", "end"].forEach(function (side) {
+        if (area.querySelector(".hand-scroll." + side)) return;
+        var arrow = document.createElement("span"); // a picture: the tiles under it stay pressable
+        arrow.className = "hand-scroll " + side;
+        arrow.setAttribute("aria-hidden", "true");
+        arrow.textContent = side === "start" ? "\u2039" : "\u203a";
+        area.appendChild(arrow);
+      });
+    }
+    if (more.length) area.setAttribute("data-more", more.join(" "));
+    else area.removeAttribute("data-more");
+  }
+
+  function markHands() {
+    Array.prototype.forEach.call(document.querySelectorAll(".hand-area"), markHand);
+  }
+
+  document.addEventListener(
+    "scroll",
+    function (event) {
+      var target = event.target;
+      if (target && target.matches && target.matches("[data-hand]")) {
+        var area = target.closest(".hand-area");
+        if (area) markHand(area);
+      }
+    },
+    true
+  );
+
+  document.addEventListener(
+    "wheel",
+    function (event) {
+      var hand = event.target.closest && event.target.closest("[data-hand]");
+      if (!hand || hand.scrollWidth <= hand.clientWidth + 1) return;
+      if (Math.abs(event.deltaY) <= Math.abs(event.deltaX)) return; // already sideways
+      event.preventDefault();
+      hand.scrollLeft += event.deltaY;
+    },
+    { passive: false }
+  );
+
+  // A long hand stays where it was scrolled when the next table comes (a push, a reply),
+  // until the round is over.
+  var handScroll = 0;
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    var rack = document.querySelector("#table:not(.over) [data-hand]"); // a new round: from the start
+    if (rack && handScroll) rack.scrollLeft = handScroll;
+    handScroll = 0; // once: the table's own swap comes first
+  });
+
+  document.addEventListener("htmx:load", markHands);
+  document.addEventListener("htmx:oobAfterSwap", markHands);
+  window.addEventListener("resize", markHands);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", markHands);
+  else markHands();
+
+  // A won match's score sheet (issue 29): its rounds, one row each, read from the room's
+  // records (data-record-url, the rounds' public records) under the totals the table drew.
+  function fillSheet() {
+    var sheet = document.querySelector("[data-match-sheet]:not([data-sheet-filled])");
+    var table = document.getElementById("table");
+    var url = table && table.getAttribute("data-record-url");
+    if (!sheet || !url || !window.fetch) return;
+    sheet.setAttribute("data-sheet-filled", "");
+    var sides = Array.prototype.map.call(sheet.querySelectorAll("thead [data-seats]"), function (th) {
+      return Number(th.getAttribute("data-seats").split(",")[0]);
+    });
+    fetch(url, { credentials: "same-origin" })
+      .then(function (answer) {
+        return answer.ok ? answer.text() : "";
+      })
+      .then(function (text) {
+        var records = text.split("\n").filter(Boolean).map(function (line) {
+          try {
+            return JSON.parse(line);
+          } catch (e) {
+            return null;
+          }
+        });
+        var matched = records.filter(function (r) {
+          return r && r.match;
+        });
+        if (!matched.length) return;
+        var number = matched[matched.length - 1].match.number;
+        var body = sheet.querySelector("[data-sheet-rounds]");
+        if (!body || !sheet.isConnected) return;
+        matched
+          .filter(function (r) {
+            return r.match.number === number;
+          })
+          .forEach(function (r) {
+            var row = document.createElement("tr");
+            row.setAttribute("data-sheet-round", r.match.round);
+            var head = document.createElement("th");
+            head.scope = "row";
+            head.textContent = r.match.round;
+            row.appendChild(head);
+            sides.forEach(function (seat) {
+              var cell = document.createElement("td");
+              cell.textContent = r.match.after[seat] - r.match.before[seat];
+              row.appendChild(cell);
+            });
+            body.appendChild(row);
+          });
+      })
+      .catch(function () {
+        /* the totals stay, without their rounds */
+      });
+  }
+  document.addEventListener("htmx:load", fillSheet);
+
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var detail = event.detail;
     if (!detail || !detail.target) return;
@@ -192,6 +325,8 @@
       if (incoming && newestTile(incoming) === newestTile(detail.target)) {
         incoming.classList.add("settled");
       }
+      var rack = detail.target.querySelector("[data-hand]");
+      handScroll = rack ? rack.scrollLeft : 0;
       var active = document.activeElement;
       var selected = document.querySelector('[data-hand] [aria-pressed="true"]');
       if (!memo) {

@@ -175,9 +175,27 @@ def test_a_computer_table_with_its_level_select(server, open_context, scan):
     page = open_context().new_page()
     page.goto(server.url)
     page.locator('[data-action="play-computer"]').click()
-    expect(page.locator("[data-level]")).to_be_visible()
     expect(page.locator('[data-turn="you"]')).to_have_count(1)
+    page.locator("#settings-summary").click()  # the level waits in the table settings
+    expect(page.locator("[data-level]")).to_be_visible()
     scan(page, "computer")
+    scan.assert_clean()
+
+
+def test_the_folded_table_settings_of_a_table_of_three(server, open_context, scan):
+    """The table settings at three seats, folded and opened: the computer's levels and the
+    name box (opened too)."""
+    page = open_context().new_page()
+    page.goto(server.url + "/?preset=three")
+    page.locator('[data-action="play-computer"]').click()
+    expect(page.locator('[data-turn="you"]')).to_have_count(1)
+    expect(page.locator("[data-level]").first).to_be_hidden()
+    scan(page, "settings-folded")
+    page.locator("#settings-summary").click()
+    page.locator("#my-name-summary").click()
+    expect(page.locator("[data-level]")).to_have_count(2)
+    expect(page.locator("[data-name-form] input[name='name']")).to_be_visible()
+    scan(page, "settings-open")
     scan.assert_clean()
 
 

@@ -153,7 +153,7 @@ def test_the_round_names_its_winner_as_the_match_does_and_the_records_seat(app):
     for table in tables:
         doc = table.doc
         names = words(app, "In these records you are “%(name)s”.", name=f"player {table.seat + 1}")
-        assert names in doc.one("data-result").text
+        assert names in doc.one("id", "round-details").text  # beside the records' link
         if outcome.winner is not None and outcome.winner != table.seat:
             headline = doc.one("data-result").one(tag="h2").text
             assert headline.startswith(words(app, "Your friend") + " ")

@@ -11,6 +11,7 @@ away long; `Tables` takes the lock, commits what it decided, pushes and nudges (
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 
 from ... import commands
@@ -49,12 +50,25 @@ class Tables:
 
     def view(self, room: Room, seat: int, live: bool = True):
         """What `seat` sees of `room` now, its company's presence included."""
-        return table_view(room, seat, self.hub.present(room.id), live, self.away_long(room))
+        present = self.hub.present(room.id)
+        left = self.away_left(room, present)
+        return table_view(room, seat, present, live, self.away_long(room), left)
 
     def away_long(self, room: Room) -> frozenset[int]:
         """The seats whose players have been away long enough to hand them to the computer."""
         wait = self.app.config["AWAY_SECONDS"]
         return frozenset(s for s in room.humans if self.hub.away_for(room.id, s) >= wait)
+
+    def away_left(self, room: Room, present) -> dict[int, int]:
+        """For each player away (but not long enough yet), the whole seconds until their seat
+        may be handed to the computer: the away seats' countdown (issue 29)."""
+        wait, left = self.app.config["AWAY_SECONDS"], {}
+        for s in room.humans:
+            if s not in present:
+                gone = self.hub.away_for(room.id, s)
+                if gone < wait:
+                    left[s] = math.ceil(wait - gone)
+        return left
 
     # -- changing
 

@@ -115,15 +115,22 @@ def company(tv: TableView, said: Words) -> Markup:
     return markup.joined(parts)
 
 
-def controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup | str:
+def controls(
+    tv: TableView, said: Words, room_url: str, many: bool, levels: bool = False
+) -> Markup | str:
     """Who plays the other seats, when this seat may say (seat_controls.html): hand a seat
     over while its player is away for long, or (the creator, at three or four) give a free
-    seat to the computer or set its level. Drawn once for as long as the seats stay the same."""
+    seat to the computer; with `levels`, the level of each seat the computer plays (in the
+    folded table settings, issue 29). Drawn once for as long as the seats stay the same."""
     creator = many and tv.seat == 0
-    if not any(c.away_long or (creator and not c.held) for c in tv.company):
+    if levels:
+        shown = any(creator and c.computer and not c.held for c in tv.company)
+    else:
+        shown = any(c.away_long or (creator and not c.held and not c.computer) for c in tv.company)
+    if not shown:
         return ""
     minutes = names.away_minutes()
-    key = (room_url, tv.seat, tv.rules, tv.kind, minutes)
+    key = (room_url, tv.seat, tv.rules, tv.kind, minutes, levels)
     key += tuple((c.seat, c.away_long, c.held, c.computer) for c in tv.company)
     if any(c.name for c in tv.company):
         key = None  # a player's own name: never kept
@@ -135,9 +142,16 @@ def controls(tv: TableView, said: Words, room_url: str, many: bool) -> Markup | 
             away = c.away_long
             note = names.away_note(name) if away else None
             seats.append((c, name, note, names.hand_over_label(name) if away else None))
-        return {"seats": seats, "creator": creator, "room_url": room_url}
+        return {"seats": seats, "creator": creator, "room_url": room_url, "levels": levels}
 
     return part("seat_controls.html", said, key, values)
+
+
+def next_kind(tv: TableView) -> str:
+    """What the next deal is: "continue" (a match's next round), "match" or "round"."""
+    if tv.match:
+        return "continue" if tv.between_rounds else ("match" if tv.full else "round")
+    return "round"
 
 
 def next_deal(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
@@ -145,9 +159,7 @@ def next_deal(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
     the same language and has said the same, until that changes (a rematch request: for
     each seat); the room's version goes into its buttons at each use."""
     seat_view = tv.game
-    kind = "round"
-    if tv.match:
-        kind = "continue" if tv.between_rounds else ("match" if tv.full else "round")
+    kind = next_kind(tv)
     asks = tv.full and tv.kind == "friend" and not seat_view.over and (not many or tv.people > 1)
     values = {
         "kind": kind,

@@ -27,7 +27,7 @@ from . import markup, names, parts, rules_text
 from .faces import Speaker, chain, face, hand
 from .i18n import Words, gettext, speaking, words
 from .messages import notice as notice_of
-from .scoring import arithmetic, headline, match_headline, score, seat_name, verdict
+from .scoring import arithmetic, headline, match_headline, score, seat_name, sides, verdict
 from .sentences import announcement
 from .story import Note, Teller
 
@@ -37,6 +37,7 @@ SCORING = {
     "headline": headline,
     "match_headline": match_headline,
     "seat_name": seat_name,
+    "sides": sides,
     "verdict": verdict,
 }
 # How a table of three or four names and lays out its seats (web/view/names.py).
@@ -126,7 +127,37 @@ def render_table(
         )
         if not oob:
             return html  # the full page holds the (empty) live region itself
-        return html + markup.announce(announcement(tv, speak, notice))
+        said_now = announcement(tv, speak, notice)
+        asked = _asked(tv)
+        if asked:  # another player's request, said first (it waits for this seat's answer)
+            said_now = f"{asked} {said_now}" if said_now else asked
+        return html + markup.announce(said_now)
+
+
+def _asked(tv: TableView) -> str:
+    """Another player's open request, in the words next.html shows it, for the live region
+    (issue 29: the request shows at the top of the table and is said); "" for none."""
+    if tv.request != "theirs":
+        return ""
+    many, kind = tv.rules.seats > 2, parts.next_kind(tv)
+    if tv.request_kind == "rematch":
+        if many:
+            return gettext(
+                "Another player asks for a rematch: the same deal with every hand moved one "
+                "seat on."
+            )
+        return gettext("Your friend asks for a rematch: the same deal with the hands swapped.")
+    if many:
+        if kind == "continue":
+            return gettext("Another player is ready for the next round.")
+        if kind == "match":
+            return gettext("Another player asks for a new match.")
+        return gettext("Another player asks for a new round.")
+    if kind == "continue":
+        return gettext("Your friend is ready for the next round.")
+    if kind == "match":
+        return gettext("Your friend asks for a new match.")
+    return gettext("Your friend asks for a new round.")
 
 
 def render_pushed(tv: TableView, links: Links, lang: str, news: str | None = None) -> str:
@@ -173,6 +204,7 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         "score": score(tv, said) if tv.match else "",
         "company": parts.company(tv, said) if many else "",
         "controls": parts.controls(tv, said, room_url, many),
+        "levels": parts.controls(tv, said, room_url, many, levels=True) if many else "",
         "next": parts.next_deal(tv, said, room_url, many),
         "mover": next((c for c in tv.company if c.seat == seat_view.turn), None),
         "totals": [pip_total(held) for held in seat_view.hands or ()],

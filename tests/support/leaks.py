@@ -42,8 +42,8 @@ from flask import current_app
 from domino import bots
 from domino.views import seat_view
 from domino.web import seats
-from domino.web.live import tables
 from domino.web.routes import pages
+from domino.web.view import render
 from tests.support.leakcheck import SEQ, ScannedTable, Scanner
 from tests.support.webkit import button, enabled, make_app, vals
 
@@ -292,10 +292,10 @@ def scan(
     }
 
 
-def leak_into_tables(monkeypatch, extra, modules=(tables, pages, seats)) -> None:
-    """Make every table the server renders (in `modules`: `tables` alone renders the hub's
-    pushes) end with `extra(tv, state)`, some markup."""
-    original = tables.render_table
+def leak_into_tables(monkeypatch, extra, modules=(render, pages, seats)) -> None:
+    """Make every table the server renders (in `modules`: `render` alone draws the hub's
+    pushes, through its `render_pushed`) end with `extra(tv, state)`, some markup."""
+    original = render.render_table
 
     def leaky(tv, *args, **kwargs):
         html = original(tv, *args, **kwargs)

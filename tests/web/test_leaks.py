@@ -11,7 +11,7 @@ import pytest
 
 from domino import game
 from domino.rules import DEFAULT, PRESETS, Rules
-from domino.web.live import tables
+from domino.web.view import render
 from domino.web.view.faces import face
 from tests.support import leaks
 from tests.support.leaks import leak_into_tables
@@ -56,7 +56,9 @@ def test_the_scanner_detects_a_partners_tile_pushed_to_its_partner(tmp_path, mon
         partner = state.hands[(tv.seat + 2) % 4] if state.rules.teams else ()
         return f"<p>{partner[0]}</p>" if partner and not state.over else ""
 
-    leak_into_tables(monkeypatch, partners_tile, modules=(tables,))  # in pushes only
+    leak_into_tables(
+        monkeypatch, partners_tile, modules=(render,)
+    )  # in pushes only (render_pushed)
     result = leaks.scan(rounds=1, seed=7, db_dir=str(tmp_path), seats="4")
     assert result["leaks"] > 0
     assert all(example.startswith("frame to seat") for example in result["examples"])

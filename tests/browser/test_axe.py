@@ -175,9 +175,8 @@ def test_a_computer_table_with_its_level_select(server, open_context, scan):
     page = open_context().new_page()
     page.goto(server.url)
     page.locator('[data-action="play-computer"]').click()
+    expect(page.locator("[data-level]")).to_be_visible()  # SPEC 7.3's control, never folded
     expect(page.locator('[data-turn="you"]')).to_have_count(1)
-    page.locator("#settings-summary").click()  # the level waits in the table settings
-    expect(page.locator("[data-level]")).to_be_visible()
     scan(page, "computer")
     scan.assert_clean()
 

@@ -57,7 +57,6 @@ def test_a_whole_round_against_the_computer_with_a_level_switch(counted, decider
             expect(page.locator("[data-level]")).to_have_value("hard")
         if len(moves) == SWITCH_AFTER and shown["result"] is None:
             before = shown
-            page.locator("#settings-summary").click()  # the level is in the table settings
             page.select_option("[data-level]", "hard")
             player.wait_answered(before["answered"], "switching the level")
             shown = player.wait_current("switching the level")

@@ -5,14 +5,12 @@ status bar keeps its height, and "Draw until I can play" draws as a player would
 
 from __future__ import annotations
 
-import random
 import threading
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from domino import bots, game
-from domino.events import DRAW, Play
+from domino import bots
 from tests.support.browser_computer import Player
 from tests.support.browser_friends import (
     create_room,
@@ -20,6 +18,7 @@ from tests.support.browser_friends import (
     join_room,
     room_id_of,
 )
+from tests.support.browser_tables import after_log, play_out_on_server
 from tests.support.live import live_server
 
 NEW_ROUND = '[data-action="new-round"]'
@@ -87,32 +86,13 @@ def test_deal_again_mid_round_asks_and_only_an_accepted_question_deals(server, o
     assert added[:2] == ["seed", "deal"] and added.count("deal") == 1, added  # the browser's seed
 
 
-def after_log(server, room_id: str) -> list:
-    return server.services.rooms.store.load(room_id)
-
-
-def play_out(server, room_id: str) -> None:
-    """Play the round to its end on the server, through the room's one writer (the set-up,
-    not the test: moves by clicking are tested elsewhere)."""
-    tables, rng = server.services, random.Random(5)
-    with server.app.app_context():
-        while not (room := tables.get(room_id)).round.over:
-            state = room.round
-            action = rng.choice(game.legal_actions(state, state.turn))
-            if isinstance(action, Play):
-                name, params = "play", {"tile": str(action.tile), "end": action.end}
-            else:
-                name, params = ("draw" if action is DRAW else "pass"), {}
-            tables.act(room_id, state.turn, name, params, room.seq)
-
-
 def test_after_a_round_the_request_is_answered_not_now_and_nobody_is_asked_twice(
     server, open_context
 ):
     host, invite = create_room(open_context(), server.url)
     guest = join_room(open_context(), invite)
     expect_both_connected(host, guest)
-    play_out(server, room_id_of(invite))
+    play_out_on_server(server, room_id_of(invite))
     for seat in (host, guest):
         seat.page.reload()  # the pages were pushed the other seat's moves only
         seat.wait_live(more_than=1)

@@ -27,18 +27,18 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_friend_round import (
+from tests.support.browser_friends import (
     create_room,
     expect_both_connected,
     join_room,
     room_id_of,
 )
-from tests.browser.test_matches import CARD, fill_card
-from tests.browser.test_no_dead_ends import play_out
-from tests.browser.test_tables_of_four import (
+from tests.support.browser_matches import CARD, fill_card
+from tests.support.browser_tables import (
     MAX_MOVES,
     click_a_move,
     open_table,
+    play_out_on_server,
     settled,
     sit,
 )
@@ -91,7 +91,7 @@ BOXES_JS = """() => {
               first('button[data-action="draw"], button[data-action="pass"]')),
     next: box(first('[data-next] button')),
     result: box(one('[data-result]')),
-    settings: box(one('#settings-summary')),
+    settings: box(one('#settings-summary') || one('select[data-level]')),
     actions: actions,
   };
 }"""
@@ -348,7 +348,7 @@ def test_a_friends_request_shows_at_the_top_and_is_said(server, open_context, sh
     host, invite = create_room(open_context(), server.url)
     guest = join_room(open_context(), invite)
     expect_both_connected(host, guest)
-    play_out(server, room_id_of(invite))
+    play_out_on_server(server, room_id_of(invite))
     for seat in (host, guest):
         seat.page.set_viewport_size(PHONE)
         seat.page.reload()  # the pages were pushed the other seat's moves only

@@ -25,8 +25,8 @@ from .actions import (
 )
 from .dealing import FirstDeal
 from .record import move_to_dict
-from .records import fold_finishing
 from .room import ACCEPTS, ASKS, MOVES, Room, RoomError, empty, secret_hash
+from .room_records import fold_finishing
 from .rules import DEFAULT, Rules
 
 

@@ -13,8 +13,8 @@ import threading
 from .. import commands
 from ..commands import Decision
 from ..dealing import FirstDeal
-from ..records import finished_records
 from ..room import IDLE_SECONDS, Room, RoomError, fold, new_room_id, new_secret
+from ..room_records import finished_records
 from ..rules import DEFAULT, Rules
 from . import Conflict, Store
 

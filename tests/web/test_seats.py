@@ -12,8 +12,8 @@ import time
 import pytest
 
 from domino.commands import decide
-from domino.records import record_names
 from domino.room import RoomError, fold, secret_hash
+from domino.room_records import record_names
 from domino.rules import PRESETS
 from domino.store import Store
 from domino.store.cache import Rooms

@@ -189,7 +189,7 @@ def free_seats(tv: TableView) -> int:
 
 def record_name(tv: TableView) -> str:
     """Which seat of the round records is this one, in words ("In these records you are
-    “player 1”."): the records name seats as SPEC §7.1 fixes (`domino.records.record_names`:
+    “player 1”."): the records name seats as SPEC §7.1 fixes (`domino.room_records.record_names`:
     "computer" for a seat the computer played, "player" for a computer room's person, else
     "player k"), which a page cannot change, only explain."""
     if tv.handed:

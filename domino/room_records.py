@@ -1,6 +1,6 @@
 """A room's round records (docs/contracts.md, the round record): who sat where, and the record of
-each round its events
-finish (no store, no Flask: `domino.store.cache` stores what these make)."""
+each round its events finish (no store, no Flask: `domino.store.cache` stores what these make).
+Named apart from `domino.record`, which writes and reads one record."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from .room import Room, apply, empty
 
 
 def record_names(room: Room) -> tuple[str, ...]:
-    """Who sat where, as a round record names them (docs/contracts.md, the round record): "computer"
-    on the seats the
-    computer played at the end, "player" for a computer room's person, else "player k"."""
+    """Who sat where, as a round record names them (docs/contracts.md, the round record):
+    "computer" on the seats the computer played at the end, "player" for a computer room's
+    person, else "player k"."""
     people = ("player",) * room.rules.seats if room.kind == "computer" else None
     return tuple(
         "computer" if bot else (people[seat] if people else f"player {seat + 1}")

@@ -1,9 +1,12 @@
 """A player's name (SPEC §11), checked as the product fixes it, pure and without words.
 
-SPEC §11 fixes:
+SPEC §11 fixes a name of 3 to 20 characters, letters of any script, digits, `_`, `-`, `.`;
+unique after Unicode NFKC case folding; refused when it impersonates the site or the computer
+(`admin`, `computer`, `bot`, the levels, …). This module reads that as follows:
 
 - **Length.** 3 to 20 characters, counted on the name as it is kept: its NFKC form
-  (`shown`), so a ligature such as "ﬁ" counts as the two letters it stands for.
+  (`shown`), so a ligature such as "ﬁ" counts as the two letters it stands for; its
+  `canonical` form must hold too, so that it is a name itself (eleven "ß" fold to 22 "s").
 - **Characters.** Letters of any script (Unicode categories L*), digits (Nd), `_`, `-` and
   `.`. Combining marks (M*) are allowed after a letter or another mark, since many scripts
   spell letters with them (Devanagari "राम", a decomposed "é"); a mark cannot start a name or
@@ -117,7 +120,7 @@ def check(name: str, *, reserved: Iterable[str] = (), taken: Container[str] = ()
         raise NameRefused("name-control")
     if not _allowed(kept):
         raise NameRefused("name-characters")
-    if not MIN_LENGTH <= len(kept) <= MAX_LENGTH:
+    if not all(MIN_LENGTH <= len(form) <= MAX_LENGTH for form in (kept, canonical(kept))):
         raise NameRefused("name-length")
     if impersonates(kept, reserved):
         raise NameRefused("name-reserved")

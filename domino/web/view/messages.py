@@ -60,6 +60,21 @@ REFUSALS = {
     "bad-seed": N_("This page sent a malformed seed for the deal. Reload the page and try again."),
     "no-rematch": N_("A rematch replays a round just finished, and not a rematch itself."),
     "other-request": N_("Another request is waiting for an answer: answer it first."),
+    # a player's name (domino.players.names.CODES, SPEC §11)
+    "name-control": N_(
+        "A name cannot hold invisible characters, such as control characters or marks that "
+        "change the direction of the text."
+    ),
+    "name-characters": N_("A name is made of letters, digits, “_”, “-” and “.”, without spaces."),
+    "name-length": N_("A name has 3 to 20 characters."),
+    "name-reserved": N_(
+        "That name could pass for the site, the computer or a seat at the table (such as "
+        "“admin”, “computer” or “your partner”): choose another name."
+    ),
+    "name-taken": N_(
+        "Another player already has that name (names that differ only in capitals or in the "
+        "width of their letters count as one): choose another name."
+    ),
     # a rate limit (web/guard/limits.py)
     "too-many-deals": N_(
         "That is a lot of fresh deals in a short time: wait a little before dealing again. "
@@ -86,6 +101,10 @@ STATUSES = {
     "bad-seat": 400,
     "bad-name": 400,
     "reserved-name": 400,
+    "name-control": 400,
+    "name-characters": 400,
+    "name-length": 400,
+    "name-reserved": 400,
     "bad-seed": 400,
     "not-creator": 403,
     "not-your-level": 403,

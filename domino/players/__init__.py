@@ -1,0 +1,5 @@
+"""What a player is, without the web or the disk (SPEC §11): pure code the lobby service uses.
+
+`names`: the validation of a chosen name, its canonical form for uniqueness, and the names
+that impersonate the site, the computer or a seat.
+"""

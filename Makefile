@@ -58,7 +58,7 @@ test: $(STAMP) $(COMPILED)
 # no server process, no browser, no live threads; the slow-marked ones and fewer Hypothesis
 # examples left to `make test`.
 test-fast: $(STAMP) $(COMPILED)
-	HYPOTHESIS_PROFILE=fast $(VENV)/bin/python -m pytest tests/core tests/room tests/web \
+	HYPOTHESIS_PROFILE=fast $(VENV)/bin/python -m pytest tests/core tests/room tests/lobby tests/web \
 		-m "not slow and not browser" --durations=5
 
 lint: $(STAMP)

@@ -32,7 +32,7 @@ def test_the_web_layers_name_every_folder_of_the_web():
     assert folders | modules <= named
 
 
-TIERS = ("core", "room", "web", "live", "infra", "browser")
+TIERS = ("core", "room", "lobby", "web", "live", "infra", "browser")
 A_TIER = re.compile(r"^\s*(?:from|import)\s+tests\.(?:" + "|".join(TIERS) + r")\b", re.M)
 
 

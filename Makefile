@@ -56,10 +56,11 @@ test: $(STAMP) $(COMPILED)
 
 # The fast tier (docs/testing.md): the pure core, rooms and the web through Flask's test client;
 # no server process, no browser, no live threads; the slow-marked ones and fewer Hypothesis
-# examples left to `make test`.
+# examples left to `make test`. Its tests share nothing, so they run on every core (pytest-xdist);
+# `make test` stays one process, in order.
 test-fast: $(STAMP) $(COMPILED)
 	HYPOTHESIS_PROFILE=fast $(VENV)/bin/python -m pytest tests/core tests/room tests/lobby tests/web \
-		-m "not slow and not browser" --durations=5
+		-m "not slow and not browser" -n auto --durations=5
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -112,6 +112,10 @@ def test_your_tables_on_the_home_page(server, open_context, scan):
     page.goto(server.url)
     page.locator('[data-action="play-computer"]').click()
     expect(page.locator("[data-hand] [data-tile]")).to_have_count(7)
+    # The table page remembers its room once its scripts have run (static/notify.js).
+    page.wait_for_function(
+        "() => JSON.parse(localStorage.getItem('domino.tables') || '[]').length == 2"
+    )
     page.goto(server.url)
     expect(page.locator("[data-your-table]")).to_have_count(2)
     scan(page, "your-tables")

@@ -79,6 +79,10 @@ def test_the_home_page_lists_this_browsers_tables_and_no_secret(server, open_con
     expect(page.locator("[data-hand] [data-tile]")).to_have_count(7)
     computer = urlparse(page.url).path.rstrip("/").rsplit("/", 1)[-1]
     assert server.services.computer.wait_idle(10)
+    # Each table page remembers its room once its scripts have run (static/notify.js).
+    page.wait_for_function(
+        "() => JSON.parse(localStorage.getItem('domino.tables') || '[]').length == 3"
+    )
 
     secrets = seat_secrets(mine)
     assert set(secrets) == {played, waiting, computer}

@@ -260,8 +260,8 @@
     var url = table && table.getAttribute("data-record-url");
     if (!sheet || !url || !window.fetch) return;
     sheet.setAttribute("data-sheet-filled", "");
-    var sides = Array.prototype.map.call(sheet.querySelectorAll("thead [data-seats]"), function (th) {
-      return Number(th.getAttribute("data-seats").split(",")[0]);
+    var sides = Array.prototype.map.call(sheet.querySelectorAll("thead [data-sheet-seats]"), function (th) {
+      return Number(th.getAttribute("data-sheet-seats").split(",")[0]);
     });
     fetch(url, { credentials: "same-origin" })
       .then(function (answer) {

@@ -95,7 +95,7 @@ def test_the_home_page_lists_this_browsers_tables_and_no_secret(server, open_con
     assert set(shown) == {played, waiting, computer}
     for room_id, card in shown.items():
         turn = expected_turn(server, room_id, secrets[room_id])
-        assert card.get_attribute("data-turn") == turn, room_id
+        assert card.get_attribute("data-your-turn") == turn, room_id
         link = card.locator("[data-your-table-link]")
         assert link.get_attribute("href") == f"/r/{room_id}"
     expect(shown[waiting]).to_contain_text("Waiting for your friend to join")

@@ -81,7 +81,7 @@ def test_a_seated_browser_gets_its_tables_card_and_a_stranger_nothing(app):
     assert response.headers["Cache-Control"] == "no-store"
     doc = parse(response.get_data(as_text=True))
     item = doc.one("data-your-table")
-    assert item.get("data-room") == host.room and item.get("data-turn") == "waiting"
+    assert item.get("data-room") == host.room and item.get("data-your-turn") == "waiting"
     assert words(app, "Waiting for your friend to join") in item.text
     assert doc.one("data-your-table-link").get("href") == host.url
     assert host.secret not in response.get_data(as_text=True)
@@ -100,7 +100,7 @@ def test_a_seated_browser_gets_its_tables_card_and_a_stranger_nothing(app):
     for table in (host, guest):
         item = parse(card(table).get_data(as_text=True)).one("data-your-table")
         mine = state.turn == table.seat
-        assert item.get("data-turn") == ("you" if mine else "other")
+        assert item.get("data-your-turn") == ("you" if mine else "other")
         assert (words(app, "Your turn") in item.text) == mine
         assert words(app, "Your friend") in item.text
         assert table.secret not in str(item.text)
@@ -110,7 +110,7 @@ def test_the_card_of_a_finished_round_says_so(app):
     tables = friends(app)
     finish(tables, random.Random(4))
     item = parse(card(tables[0]).get_data(as_text=True)).one("data-your-table")
-    assert item.get("data-turn") == "over"
+    assert item.get("data-your-turn") == "over"
 
 
 def test_the_home_page_has_the_list_and_holds_no_seat(app):

@@ -32,11 +32,22 @@ def create_app(config=None):
         SYNC_DELAY_MS=float(os.environ.get("DOMINO_SYNC_DELAY_MS", "0")),
         # One shard of several (docs/cluster.md): its room ids start with "<SHARD>-".
         SHARD=os.environ.get("DOMINO_SHARD", ""),
+        # The players' lobby (SPEC §11): "here" in this process, "elsewhere" (a shard of a
+        # cluster: nginx sends the lobby's paths to its own process), or "only" (that process).
+        LOBBY=os.environ.get("DOMINO_LOBBY", "here"),
+        LOBBY_DB=os.environ.get("DOMINO_LOBBY_DB") or None,
+        # The site's address as browsers see it ("https://domino.example"): the passkeys' origin
+        # and relying party; unset, each request's own scheme and host.
+        ORIGIN=os.environ.get("DOMINO_ORIGIN") or None,
     )
     if config:
         app.config.update(config)
     from domino.room import SHARD_NAME
 
+    if not app.config["LOBBY_DB"]:  # beside the rooms' database: instance/lobby.sqlite3
+        app.config["LOBBY_DB"] = str(Path(app.config["DOMINO_DB"]).with_name("lobby.sqlite3"))
+    if app.config["LOBBY"] not in ("here", "elsewhere", "only"):
+        raise ValueError(f"DOMINO_LOBBY is here, elsewhere or only: {app.config['LOBBY']!r}")
     shard = app.config["SHARD"]
     if shard and not SHARD_NAME.fullmatch(shard):
         raise ValueError(f"a shard's name is a-z then up to 15 of a-z, 0-9: {shard!r}")

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import hmac
 import logging
 import threading
 import time
+from datetime import UTC, datetime
 
 import click
-from flask import Flask, render_template
+from flask import Flask, has_request_context, render_template, request
+from flask_babel import format_date
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
+from ..lobby import Lobby
+from ..players import names
 from ..room import IDLE_SECONDS
 from ..store import Store
 from ..store.cache import Rooms
@@ -26,7 +31,7 @@ csrf = CSRFProtect()
 def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
     from .guard import limits, security
-    from .routes import languages, pages, review, seating, sockets
+    from .routes import languages, pages, players, review, seating, sockets
     from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
@@ -50,11 +55,15 @@ def init_app(app: Flask, rng=None) -> Tables:
         app, services, delay, processes, rooms.rng, decide=decide, asker=limits.requester
     )
     app.extensions["domino"] = services
+    if app.config.get("LOBBY", "here") != "elsewhere":
+        app.extensions["lobby"] = open_lobby(app)
+    _player_globals(app)
     csrf.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(seating.bp)
     app.register_blueprint(review.bp)
     app.register_blueprint(sockets.bp)
+    app.register_blueprint(players.bp)
     sockets.sock.init_app(app)
     limits.init_app(app)
 
@@ -76,6 +85,34 @@ def init_app(app: Flask, rng=None) -> Tables:
         click.echo(f"deleted {len(removed)} idle room(s)")
 
     return services
+
+
+def open_lobby(app: Flask) -> Lobby:
+    """The lobby's database (SPEC §11), its secrets' hashes keyed by the app's secret key."""
+    key = hmac.new(app.config["SECRET_KEY"].encode(), b"domino-lobby-hashes", "sha256").digest()
+    return Lobby(
+        app.config["LOBBY_DB"],
+        names.canonical,
+        key=key,
+        sync_delay=app.config["SYNC_DELAY_MS"] / 1000,
+    )
+
+
+def _player_globals(app: Flask) -> None:
+    """What every page's header needs of its player: who the signed cookie names, whether to
+    ask the lobby for the bar; and the `day` filter (a date in the page's language)."""
+    from . import signin
+
+    def header_player():
+        if not has_request_context():
+            return None, False
+        signed = signin.player()
+        return signed, signed is not None or signin.SESSION_COOKIE in request.cookies
+
+    app.jinja_env.globals["header_player"] = header_player
+    app.jinja_env.filters["day"] = lambda stamp: format_date(
+        datetime.fromtimestamp(stamp, UTC), "medium"
+    )
 
 
 def start_background(app: Flask) -> None:

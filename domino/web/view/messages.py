@@ -75,6 +75,12 @@ REFUSALS = {
         "Another player already has that name (names that differ only in capitals or in the "
         "width of their letters count as one): choose another name."
     ),
+    "name-signed-in": N_(
+        "This browser already plays under a name: sign out first to take another."
+    ),
+    "delete-unconfirmed": N_(
+        "To delete the account, type its name exactly as it is shown, then press the button."
+    ),
     # a rate limit (web/guard/limits.py)
     "too-many-deals": N_(
         "That is a lot of fresh deals in a short time: wait a little before dealing again. "
@@ -105,6 +111,7 @@ STATUSES = {
     "name-characters": 400,
     "name-length": 400,
     "name-reserved": 400,
+    "delete-unconfirmed": 400,
     "bad-seed": 400,
     "not-creator": 403,
     "not-your-level": 403,

@@ -24,11 +24,13 @@ Configured by
 - ``RATELIMIT_RECORD``: round-record downloads, per seat;
 - ``RATELIMIT_REVIEW``: round-review pages and their analysis polls (one a second while a
   review is made), together, per seat;
+- ``RATELIMIT_NAME``: taking a player's name, per client address (SPEC §11: one form, no
+  account yet, so nothing else to count by);
 - ``RATELIMIT_STORAGE_URI``: where the counters live (``domino-memory://``);
 - ``RATELIMIT_HEADERS_ENABLED``: off by default; on, a limited answer carries
   ``X-RateLimit-Limit``, ``X-RateLimit-Remaining``, ``X-RateLimit-Reset`` and ``Retry-After``.
 
-A limit is a `limits` string such as ``"20 per minute; 200 per day"``. One of the six not set
+A limit is a `limits` string such as ``"20 per minute; 200 per day"``. One of these not set
 in the app's config is read from the environment, as ``DOMINO_`` and its name
 (``DOMINO_RATELIMIT_ACT="100000 per minute"``: a bench keeps the limits on, too high to
 refuse), else it is the default below. Every limit of a string is checked, the shortest
@@ -76,7 +78,9 @@ REVIEW_LIMIT = "150 per minute"
 # A few fresh hands a minute, and not many more an hour: picking the best of them is not worth
 # the wait (a round over is followed by a new one outside this budget).
 DEAL_LIMIT = "3 per minute; 20 per hour"
+NAME_LIMIT = "10 per minute; 30 per day"  # a person takes a name or two, a script many
 JOIN = "pages.join"
+TAKE_NAME = "players.take_name"
 ENVIRONMENT_PREFIX = "DOMINO_"
 
 
@@ -139,6 +143,7 @@ LIMITED = {
     ),
     "record": ("RATELIMIT_RECORD", seat_key, ("pages.record",)),
     "review": ("RATELIMIT_REVIEW", seat_key, ("review.latest", "review.page", "review.analysis")),
+    "name": ("RATELIMIT_NAME", client_address, (TAKE_NAME,)),
 }
 # scope: (setting, budget key, the endpoints it may count, which of their requests it counts,
 # the refusal's message); checked after the endpoint's own scope in LIMITED
@@ -158,6 +163,7 @@ DEFAULTS = {
     "RATELIMIT_RECORD": RECORD_LIMIT,
     "RATELIMIT_REVIEW": REVIEW_LIMIT,
     "RATELIMIT_DEAL": DEAL_LIMIT,
+    "RATELIMIT_NAME": NAME_LIMIT,
 }
 
 
@@ -261,6 +267,10 @@ def _refusal(message: str) -> str:
         if htmx:  # swapped into the join form, in place of its content
             return render_template("partials/join_refused.html", room_id=room_id, refused=message)
         return render_template("join.html", room_id=room_id, refused=message)
+    if request.endpoint == TAKE_NAME:  # the form again, saying why (htmx swaps the form)
+        typed = request.form.get("name", "")[:60]
+        page = "partials/name_form.html" if htmx else "name.html"
+        return render_template(page, typed=typed, error=message)
     if htmx:
         return render_template("partials/notice.html", notice=message, alone=True)
     return render_template("error.html", message=message)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 
@@ -98,3 +99,41 @@ class Friends:
             " OR (blocker = ? AND blocked = ?)"
         )
         return self._row(sql, [a, b, b, a]) is not None
+
+    def friends(self, player: str) -> list[tuple[str, str]]:
+        """The player's friends as (id, name), by name: the players with an accepted invitation
+        from or to them, without any player one of the two blocks."""
+        sql = (
+            "SELECT DISTINCT p.id, p.name FROM invitations i JOIN players p"
+            " ON p.id = CASE WHEN i.host = ? THEN i.guest ELSE i.host END"
+            " WHERE (i.host = ? OR i.guest = ?) AND i.state = ? AND p.id NOT IN"
+            " (SELECT blocked FROM blocks WHERE blocker = ?"
+            " UNION SELECT blocker FROM blocks WHERE blocked = ?)"
+            " ORDER BY p.canonical, p.id"
+        )
+        rows = self._rows(sql, [player, player, player, ACCEPTED, player, player])
+        return [(row["id"], row["name"]) for row in rows]
+
+
+class LastSeen:
+    """When the lobby last heard from each player (their polls of the player bar and of
+    their invitations), in this process's memory only: who is online is "seen in the last
+    `online` seconds", and a restart forgets it, as it forgets open sockets (SPEC §11, friend
+    lists). Bounded: the oldest entries go once it holds `most`."""
+
+    def __init__(self, online: float = 120.0, most: int = 100_000, clock=time.monotonic):
+        self.online, self.most, self.clock = online, most, clock
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def saw(self, player: str) -> None:
+        now = self.clock()
+        with self._lock:
+            self._seen.pop(player, None)
+            self._seen[player] = now  # the newest last: the oldest are first to go
+            while len(self._seen) > self.most:
+                del self._seen[next(iter(self._seen))]
+
+    def is_online(self, player: str) -> bool:
+        seen = self._seen.get(player)
+        return seen is not None and self.clock() - seen <= self.online

@@ -31,7 +31,7 @@ csrf = CSRFProtect()
 def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
     from .guard import limits, security
-    from .routes import languages, pages, players, review, seating, sockets
+    from .routes import friends, languages, pages, players, review, seating, sockets
     from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
@@ -64,6 +64,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     app.register_blueprint(review.bp)
     app.register_blueprint(sockets.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(friends.bp)
     sockets.sock.init_app(app)
     limits.init_app(app)
 
@@ -110,6 +111,8 @@ def _player_globals(app: Flask) -> None:
         return signed, signed is not None or signin.SESSION_COOKIE in request.cookies
 
     app.jinja_env.globals["header_player"] = header_player
+    # Who is signed in, for the table's invite-by-name form (view/render.py `inviting`).
+    app.extensions["viewer"] = signin.player
     app.jinja_env.filters["day"] = lambda stamp: format_date(
         datetime.fromtimestamp(stamp, UTC), "medium"
     )

@@ -26,6 +26,8 @@ Configured by
   review is made), together, per seat;
 - ``RATELIMIT_NAME``: taking a player's name, per client address (SPEC §11: one form, no
   account yet, so nothing else to count by);
+- ``RATELIMIT_INVITE``: invitations by name sent from a table (SPEC §11), per signed-in
+  player (their signed cookie), else per client address;
 - ``RATELIMIT_STORAGE_URI``: where the counters live (``domino-memory://``);
 - ``RATELIMIT_HEADERS_ENABLED``: off by default; on, a limited answer carries
   ``X-RateLimit-Limit``, ``X-RateLimit-Remaining``, ``X-RateLimit-Reset`` and ``Retry-After``.
@@ -67,6 +69,7 @@ from ...actions import fills, redeals
 from ...addresses import subscriber
 from ...room import RoomError, seat_number
 from ..seats import seated
+from ..signin import player
 from ..view.messages import error_message, refusal
 from . import ratestore  # noqa: F401 (registers the domino-memory:// storage)
 
@@ -79,6 +82,7 @@ REVIEW_LIMIT = "150 per minute"
 # the wait (a round over is followed by a new one outside this budget).
 DEAL_LIMIT = "3 per minute; 20 per hour"
 NAME_LIMIT = "10 per minute; 30 per day"  # a person takes a name or two, a script many
+INVITE_LIMIT = "20 per minute; 200 per day"  # invitations by name, sent or refused
 JOIN = "pages.join"
 TAKE_NAME = "players.take_name"
 ENVIRONMENT_PREFIX = "DOMINO_"
@@ -113,6 +117,12 @@ def _seat_key() -> str | None:
     return None if seat is None else f"seat:{room_id}:{seat}"
 
 
+def player_key() -> str:
+    """The budget key of the signed-in player (their signed cookie's id), else the address's."""
+    who = player()
+    return f"player:{who.id}" if who is not None else client_address()
+
+
 def deals_afresh() -> bool:
     """True when this request would deal a fresh hand that its player could throw away to
     fish for a better one (RATELIMIT_DEAL): a room against the computer, the last free seat
@@ -144,6 +154,7 @@ LIMITED = {
     "record": ("RATELIMIT_RECORD", seat_key, ("pages.record",)),
     "review": ("RATELIMIT_REVIEW", seat_key, ("review.latest", "review.page", "review.analysis")),
     "name": ("RATELIMIT_NAME", client_address, (TAKE_NAME,)),
+    "invite": ("RATELIMIT_INVITE", player_key, ("friends.invite",)),
 }
 # scope: (setting, budget key, the endpoints it may count, which of their requests it counts,
 # the refusal's message); checked after the endpoint's own scope in LIMITED
@@ -164,6 +175,7 @@ DEFAULTS = {
     "RATELIMIT_REVIEW": REVIEW_LIMIT,
     "RATELIMIT_DEAL": DEAL_LIMIT,
     "RATELIMIT_NAME": NAME_LIMIT,
+    "RATELIMIT_INVITE": INVITE_LIMIT,
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from flask import (
     Blueprint,
     Response,
@@ -33,8 +35,10 @@ from ..forms.rules_form import (
 from ..forms.seeds import first_deal, home_commitment
 from ..live.hub import new_tab
 from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, reply, seated, tables
+from ..signin import player
 from ..view.i18n import chosen_language
 from ..view.messages import refusal, status_of
+from ..view.names import reserved_words
 from ..view.render import links, render_table
 from ..view.rules_text import rules_line
 from ..view.sentences import table_summary
@@ -102,6 +106,7 @@ def _card_refused(error: CardError, status: int = 400):
 
 
 def _created(room, secret: str):
+    _named(room, 0)
     response = redirect(url_for("pages.room", room_id=room.id), 303)
     _set_seat_cookie(response, room.id, secret)
     return response
@@ -167,11 +172,23 @@ def join(room_id: str):
         return _unseated("missing.html", 404, target)
     if seat is None:  # e.g. a late "Take the seat": someone else sat down meanwhile
         return _unseated("full.html", 403, target)
+    _named(_found, seat)
     response = redirect(target, 303)
     if request.headers.get("HX-Request"):
         response = make_response("", 200, {"HX-Redirect": target})
     _set_seat_cookie(response, room_id, secret)
     return response
+
+
+def _named(room, seat: int) -> None:
+    """A signed-in browser's seat at a friend's table is called by its player's name (SPEC
+    §11: the others see it in place of "your friend"), as if it had typed it as the seat's
+    display name; a seat that has one keeps it."""
+    who = player()
+    if who is None or room.kind != "friend" or room.names[seat]:
+        return
+    with contextlib.suppress(RoomError):  # e.g. the room was deleted meanwhile
+        tables().name(room.id, seat, who.name, reserved_words())
 
 
 def _unseated(page: str, status: int, target: str):

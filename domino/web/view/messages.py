@@ -81,6 +81,18 @@ REFUSALS = {
     "delete-unconfirmed": N_(
         "To delete the account, type its name exactly as it is shown, then press the button."
     ),
+    # friends by name (routes/friends.py, SPEC §11)
+    "not-signed-in": N_("Take a name on the home page first: only players can do this."),
+    "invite-not-seated": N_(
+        "This table's invite form is out of date, or not yours: reload the table and try again."
+    ),
+    "invite-self": N_("That is your own name: invite another player."),
+    "no-such-player": N_("There is no player of that name. Check its spelling."),
+    "too-many-invitations": N_(
+        "This table has sent many invitations already: share its link instead."
+    ),
+    "no-invitation": N_("This invitation is no longer open."),
+    "block-self": N_("You cannot block yourself."),
     # a rate limit (web/guard/limits.py)
     "too-many-deals": N_(
         "That is a lot of fresh deals in a short time: wait a little before dealing again. "
@@ -113,6 +125,12 @@ STATUSES = {
     "name-reserved": 400,
     "delete-unconfirmed": 400,
     "bad-seed": 400,
+    "invite-self": 400,
+    "block-self": 400,
+    "not-signed-in": 403,
+    "invite-not-seated": 403,
+    "no-such-player": 404,
+    "no-invitation": 404,
     "not-creator": 403,
     "not-your-level": 403,
     "stand-in-level": 403,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import render_template, url_for
+from flask import current_app, has_request_context, render_template, url_for
 from flask_babel import force_locale
 from markupsafe import Markup
 
@@ -27,6 +27,7 @@ from . import markup, names, parts, rules_text
 from .faces import Speaker, chain, face, hand
 from .i18n import Words, gettext, speaking, words
 from .messages import notice as notice_of
+from .proofs import seat_proof
 from .scoring import arithmetic, headline, match_headline, score, seat_name, sides, verdict
 from .sentences import announcement
 from .story import Note, Teller
@@ -86,8 +87,21 @@ def can(tv: TableView, action) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class Inviting:
+    """What a signed-in seat's invite-by-name form needs (SPEC §11): the room, the shard's
+    proof that this player holds a seat at it (web/view/proofs.py), and the lobby's paths the
+    form posts to and the sent invitations are read from (routes/friends.py)."""
+
+    room: str
+    proof: str
+    action: str
+    sent: str
+
+
+@dataclass(frozen=True, slots=True)
 class Links:
-    """Where a seat's page lives: its room's path, and the invitation link while it is needed.
+    """Where a seat's page lives: its room's path, and the invitation link while it is needed;
+    for a signed-in player at a table with a free seat, what inviting by name needs.
 
     Built from the request that served the page (script root and host included), so that a
     push made outside any request (the computer's move) links the same way.
@@ -95,14 +109,32 @@ class Links:
 
     room: str
     invite: str | None = None
+    inviting: Inviting | None = None
 
 
 def links(room) -> Links:
-    """The links of a room's table, from the current request."""
+    """The links of a room's table, from the current request of a browser seated there."""
     url = url_for("pages.room", room_id=room.id)
     if room.kind != "friend" or room.full:
         return Links(url)
-    return Links(url, url_for("pages.room", room_id=room.id, _external=True))
+    invite = url_for("pages.room", room_id=room.id, _external=True)
+    return Links(url, invite, inviting(room.id))
+
+
+def inviting(room_id: str) -> Inviting | None:
+    """The invite-by-name form's needs, if this request's browser is signed in (the view
+    sits below web/signin.py: init_app gives it `signin.player` as the extension "viewer")."""
+    viewer = current_app.extensions.get("viewer")
+    who = viewer() if viewer is not None and has_request_context() else None
+    if who is None:
+        return None
+    proof = seat_proof(room_id, who.id)
+    return Inviting(
+        room_id,
+        proof,
+        url_for("friends.invite"),
+        url_for("friends.sent", room=room_id, proof=proof),
+    )
 
 
 def render_table(
@@ -192,6 +224,7 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         # The room's page; its actions are paths under it (pages.py), spelled out by the template.
         "room_url": room_url,
         "invite": None if tv.full else links.invite,
+        "inviting": None if tv.full else links.inviting,
         "seq_vals": parts.seq_vals(tv.seq),
         "story": story,
         "recent": markup.joined([_recent(note) for note in story.notes]),

@@ -11,7 +11,9 @@ import sqlite3
 import pytest
 
 from domino.lobby.friends import LastSeen
-from tests.support.webkit import Table, make_app, parse
+from domino.web.live.hub import Connection
+from domino.web.view.render import links
+from tests.support.webkit import FakeSocket, Table, make_app, parse
 
 HTMX = {"HX-Request": "true"}
 
@@ -117,6 +119,40 @@ def test_a_poll_that_shows_the_same_gets_nothing_to_swap(app):
     assert guest.client.get(poll, headers=HTMX).status_code == 204
     invite(host, "Bob")
     assert guest.client.get(poll, headers=HTMX).status_code == 200  # news
+    # The host's table polls what became of its invitations the same way.
+    sent = parse(host.client.get(sent_url(host)).get_data(as_text=True))
+    again = sent.one("hx-trigger", "every 4s").get("hx-get")
+    assert host.client.get(again, headers=HTMX).status_code == 204
+    decline = shown_invitations(guest)[0].one("data-action", "decline-invitation").parent
+    guest.client.post(decline.get("action"), data={"csrf_token": guest.csrf})
+    assert host.client.get(again, headers=HTMX).status_code == 200
+
+
+def test_a_pushed_table_keeps_the_invite_form_with_a_proof_that_holds(app):
+    """Pushes are drawn outside any request (render_pushed): the form comes from the links
+    the seat's socket was opened with, under the player's cookie."""
+    host, second = hosting(app, seats="3"), signed(app, "Bob")
+    signed_cookie = host.client.get_cookie("domino_player").value
+    services = app.extensions["domino"]
+    with app.test_request_context(headers={"Cookie": f"domino_player={signed_cookie}"}):
+        conn = Connection(FakeSocket(host.seen), "100.a", "en", links(services.get(host.room)))
+    services.hub.attach(host.room, 0, conn)
+    pushed_before = len(conn.ws.frames)
+    second.room = host.room
+    second.join()
+    assert len(conn.ws.frames) > pushed_before  # the host was pushed the new table
+    pushed = parse(conn.ws.frames[-1])
+    form = pushed.one("data-invite-player")
+    assert form.one("name", "room").get("value") == host.room
+    fields = {i.get("name"): i.get("value") for i in form.find_all(tag="input") if i.get("name")}
+    response = host.client.post(
+        "/me/invitations",
+        data={**fields, "name": "Bob"},
+        headers={**HTMX, "X-CSRFToken": host.csrf},
+    )
+    assert response.status_code == 200  # the pushed proof is the host's at this room
+    # The second player's seat bears their name in the host's seat strip, isolated.
+    assert any("<bdi>Bob</bdi>" in frame for frame in conn.ws.frames)
 
 
 def test_a_table_without_a_signed_in_viewer_has_no_invite_form(app):

@@ -104,10 +104,14 @@ def _player_globals(app: Flask) -> None:
     from . import signin
 
     def header_player():
+        """(who the page names as its player or None, whether the bar asks the lobby again:
+        on a shard of a cluster, which trusts the signed cookie until the lobby says)."""
         if not has_request_context():
             return None, False
-        signed = signin.player()
-        return signed, signed is not None or signin.SESSION_COOKIE in request.cookies
+        here = signin.lobby() is not None
+        return signin.who(), not here and (
+            signin.PLAYER_COOKIE in request.cookies or signin.SESSION_COOKIE in request.cookies
+        )
 
     app.jinja_env.globals["header_player"] = header_player
     app.jinja_env.filters["day"] = lambda stamp: format_date(

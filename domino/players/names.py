@@ -163,13 +163,17 @@ def words(text: str) -> tuple[str, ...]:
 
 def impersonates(name: str, reserved: Iterable[str] = ()) -> bool:
     """True when a word of `name` is in `IMPERSONATED`, or `name` holds one of the
-    `reserved` words or phrases as whole words in a row."""
+    `reserved` words or phrases as whole words in a row, or is one run together
+    ("YourPartner", "your_partner" and "Your.Partner" all pass for "your partner")."""
     held = words(name)
     if any(word in IMPERSONATED for word in held):
         return True
+    joined = "".join(held)
     for phrase in reserved:
         wanted = words(phrase)
         size = len(wanted)
         if size and any(held[i : i + size] == wanted for i in range(len(held) - size + 1)):
+            return True
+        if size > 1 and joined == "".join(wanted):
             return True
     return False

@@ -165,7 +165,16 @@ def test_different_names_do_not_collide(one, other):
 
 def test_the_callers_seat_words_are_refused_as_whole_words():
     seats = ("You", "your partner", "East", "De computer", "L’ordinateur")
-    for name in ("you", "YOU", "Your_partner", "YourPartner", "YOURPARTNER2", "your-partner-2", "Ｅａｓｔ", "de.computer"):
+    for name in (
+        "you",
+        "YOU",
+        "Your_partner",
+        "YourPartner",
+        "YOURPARTNER2",
+        "your-partner-2",
+        "Ｅａｓｔ",
+        "de.computer",
+    ):
         assert refusal(name, reserved=seats) == "name-reserved", name
     for name in ("Youssef", "Partner", "Easton", "Bob", "PartnerYour", "Eastyou"):
         assert refusal(name, reserved=seats) is None, name

@@ -220,7 +220,7 @@ def test_every_players_form_refuses_a_post_without_its_csrf_token(app, path, for
     client = app.test_client()
     take_name(client, "Cyd")
     who = lobby(app).player_named("Cyd")
-    other_secret, other = lobby(app).new_session(who.id)
+    _secret, other = lobby(app).new_session(who.id)
     before = (players(app), sessions(app))
     response = client.post(path.replace("SESSION", other.id), data=form)
     assert response.status_code == 400

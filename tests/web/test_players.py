@@ -91,7 +91,9 @@ REFUSED = [
     ("admin", "name-reserved", 400),
     ("Expert_bot", "name-reserved", 400),
     ("YourPartner", "name-reserved", 400),
+    ("\u0410na", "name-scripts", 400),  # a Cyrillic "А": it would pass for Ana
     ("ａｎａ", "name-taken", 409),  # fullwidth letters: Ana's name after NFKC case folding
+    ("\U0001d400\U0001d427\U0001d41a", "name-taken", 409),  # mathematical bold "𝐀𝐧𝐚"
     ("ANA", "name-taken", 409),
 ]
 

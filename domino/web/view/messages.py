@@ -66,6 +66,10 @@ REFUSALS = {
         "change the direction of the text."
     ),
     "name-characters": N_("A name is made of letters, digits, “_”, “-” and “.”, without spaces."),
+    "name-scripts": N_(
+        "A name cannot mix Latin, Cyrillic or Greek letters, which look alike (a Cyrillic "
+        "“а” in a Latin name): write it in one alphabet."
+    ),
     "name-length": N_("A name has 3 to 20 characters."),
     "name-reserved": N_(
         "That name could pass for the site, the computer or a seat at the table (such as "
@@ -109,6 +113,7 @@ STATUSES = {
     "reserved-name": 400,
     "name-control": 400,
     "name-characters": 400,
+    "name-scripts": 400,
     "name-length": 400,
     "name-reserved": 400,
     "delete-unconfirmed": 400,

@@ -253,3 +253,30 @@ def test_names_are_rate_limited_per_address(tmp_path):
     assert response.status_code == 429 and "Retry-After" in response.headers
     assert parse(response.get_data(as_text=True)).one("data-error").text.strip()
     assert lobby(app).player_named("Cyd") is None and players(app) == 2
+
+
+def test_no_session_secret_in_a_socket_frame(app):
+    """Two signed-in players at a friend table: nothing their browsers are sent, the pushes
+    of their socket included, holds a session secret or a signed player cookie."""
+    import random
+
+    from tests.support.webkit import Table, advance_until
+
+    host, guest = Table(app), Table(app)
+    take_name(host.client, "Ana")
+    take_name(guest.client, "Bea")
+    host.create_room()
+    guest.room = host.room
+    guest.open()
+    assert guest.join().status_code == 303
+    host.connect("100.a")
+    guest.connect("100.b")
+    host.fragment()
+    guest.fragment()
+    advance_until((host, guest), lambda state: len(state.line) >= 4, random.Random(30))
+    assert host.ws.frames and guest.ws.frames
+    kept = [secret(host.client), secret(guest.client), signed(host.client), signed(guest.client)]
+    assert all(kept)
+    for text in host.seen + guest.seen:
+        for value in kept:
+            assert value not in text

@@ -30,7 +30,7 @@ from domino.lobby import Lobby
 from domino.players import names
 from tests.support.cluster_rooms import home_form
 from tests.support.faults import Seat, csrf_field
-from tests.support.shards import HIGH_LIMITS, cluster_in, nginx_missing
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
 from tests.support.supervised import Supervised
 from tests.support.webkit import parse
 
@@ -383,3 +383,24 @@ def test_the_lobbys_restore_drill_brings_back_its_players_and_sessions(cluster, 
         "/me/name", {"name": "cy_restored", "csrf_token": csrf_field(home)}
     )
     assert status == 409 and shown_name(page) is None, status
+
+
+@pytest.mark.slow
+def test_a_cluster_started_without_the_lobbys_database_restores_it_first(tmp_path):
+    """`make cluster` on a new disk brings the lobby's database back from its replica before
+    its Litestream starts, as a shard's: a new, empty one is never replicated over it."""
+    config = cluster_in(tmp_path, 0, ENV, router=False)  # the lobby alone, no nginx
+    db = config.db(config.lobby)
+    with Processes(config) as running:
+        with lobby_db(running) as lobby:
+            player, _secret, _session = lobby.take_name("Di_New_Disk", "a test")
+            lobby.add_passkey(player.id, b"credential", b"public key bytes", 1, "Phone")
+        replica_holds(config, "Di_New_Disk", tmp_path / "scratch")
+    for prefix, suffix in FILES:
+        path = db.with_name(f"{prefix}{db.name}{suffix}")
+        if path.is_dir():
+            subprocess.run(["rm", "-rf", str(path)], check=True)
+        else:
+            path.unlink(missing_ok=True)
+    with Processes(config):  # as `make cluster` starts it: prepare(), then the programs
+        assert counts(db, "Di_New_Disk") == (1, 1, 1)

@@ -31,7 +31,7 @@ csrf = CSRFProtect()
 def init_app(app: Flask, rng=None) -> Tables:
     """Open the store, attach pages, sockets, CSRF protection and the purge command."""
     from .guard import limits, security
-    from .routes import languages, pages, players, review, seating, sockets
+    from .routes import languages, pages, passkeys, players, review, seating, sockets
     from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
@@ -64,6 +64,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     app.register_blueprint(review.bp)
     app.register_blueprint(sockets.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(passkeys.bp)
     sockets.sock.init_app(app)
     limits.init_app(app)
 

@@ -157,14 +157,12 @@ def _numbered_name(number: int) -> str:
 def _passkey_name(typed) -> str | None:
     """A passkey's name as typed, its spaces collapsed; None if it is not 1 to MAX_NAME
     visible characters."""
-    if not isinstance(typed, str):
+    if not isinstance(typed, str) or len(typed) > 4 * MAX_NAME:
         return None
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in typed):
+        return None  # invisible: control characters, direction marks, unassigned
     name = " ".join(typed.split())
-    if not 0 < len(name) <= MAX_NAME:
-        return None
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
-        return None  # invisible: control, direction marks, unassigned
-    return name
+    return name if 0 < len(name) <= MAX_NAME else None
 
 
 def _credential_id(encoded: str) -> bytes | None:

@@ -506,9 +506,10 @@ def test_no_challenge_session_secret_or_code_in_pages_logs_or_frames(app, caplog
     third = Browser(app)
     third.post_form("/me/recover", {"code": codes[1]})
     secrets.add(third.session_secret)
-    third.post_form("/me/recover", {"code": codes[1]})  # refused: spent
     third.post_form("/me/sign-out")
-    for browser in (ana, other, third):
+    fourth = Browser(app)
+    refused(fourth.post_form("/me/recover", {"code": codes[1]}), "recovery-code-wrong", 400)
+    for browser in (ana, other, third, fourth):
         for path in ("/", "/p/Ana", "/me/bar", f"/r/{a.room}"):
             browser.get(path)
     state_now = a.state
@@ -516,7 +517,7 @@ def test_no_challenge_session_secret_or_code_in_pages_logs_or_frames(app, caplog
     assert mover.send(game.legal_actions(state_now, state_now.turn)[0]).status_code == 200
     shown = [
         text
-        for browser in (ana, other, third)
+        for browser in (ana, other, third, fourth)
         for path, text in browser.answers
         if not path.endswith("/options") and text != codes_page.get_data(as_text=True)
     ]

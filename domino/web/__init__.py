@@ -44,7 +44,7 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     `url_for`, but only the lobby's paths (`LOBBY_PREFIXES`, `LOBBY_ALSO`) are answered; any
     other is 404. Returns the rooms' services (None in the lobby's process)."""
     from .guard import limits, security
-    from .routes import languages, pages, players, review, seating, sockets
+    from .routes import languages, pages, passkeys, players, review, seating, sockets
     from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
@@ -71,6 +71,7 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     app.register_blueprint(review.bp)
     app.register_blueprint(sockets.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(passkeys.bp)
     sockets.sock.init_app(app)
     limits.init_app(app)
 

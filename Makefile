@@ -39,12 +39,12 @@ serve: $(STAMP) $(COMPILED)
 	DOMINO_DB="$(DOMINO_DB)" DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" \
 		$(VENV)/bin/gunicorn -c gunicorn.conf.py --bind "$(HOST):$(PORT)" "app:create_app()"
 
-# Many shards behind nginx on PORT, each replicated by Litestream, under supervisord (docs/cluster.md); Ctrl-C stops them all. nginx is Debian's package: apt-get install nginx.
+# Many shards and the lobby (on PORT+1000) behind nginx on PORT, each replicated by Litestream, under supervisord (docs/cluster.md); Ctrl-C stops them all. nginx is Debian's package: apt-get install nginx.
 cluster: $(STAMP) $(COMPILED)
 	DOMINO_BOT_DELAY_MS="$(DOMINO_BOT_DELAY_MS)" $(VENV)/bin/python -m domino.cluster run \
 		--shards "$(SHARDS)" --host "$(HOST)" --port "$(PORT)" $(if $(REPLICA),--replica "$(REPLICA)")
 
-# Bring shard SHARD's database back from its replica, its processes stopped first.
+# Bring shard SHARD's database (SHARD=lobby: the lobby's) back from its replica, its processes stopped first.
 restore: $(STAMP)
 	$(VENV)/bin/python -m domino.cluster restore "$(SHARD)" $(if $(REPLICA),--replica "$(REPLICA)")
 

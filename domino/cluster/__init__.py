@@ -1,11 +1,14 @@
-"""Many shards behind nginx, each with its own database replicated by Litestream.
+"""Many shards behind nginx, each with its own database replicated by Litestream, and the lobby.
 
 A shard is the one-process server (`make serve`) with a name: its room ids start with
 `<name>-`, so nginx sends each room home by its path alone, and anything without a room (the
 home page, creation, help) goes to the least busy shard. Nothing is shared between shards but
-the secret key. `Cluster` says where everything lives; `domino.cluster.files` writes the
-configurations from it (nginx, Litestream, supervisord) and `python -m domino.cluster` runs them.
-This package is tooling around the app: the rules core and the web layer never import it.
+the secret key. The lobby (SPEC §11: players, sessions, passkeys) is one process of its own,
+the same server with DOMINO_LOBBY=only; nginx sends it the lobby's paths (/me/, /p/), and its
+database is replicated and restored as a shard's is. `Cluster` says where everything lives;
+`domino.cluster.files` writes the configurations from it (nginx, Litestream, supervisord) and
+`python -m domino.cluster` runs them. This package is tooling around the app: the rules core and
+the web layer never import it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ..room import SHARD_NAME
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: app.py, static/, .venv
 SYNC_INTERVAL = "1s"  # Litestream's: how often a shard's new moves reach its replica
+LOBBY = "lobby"  # the lobby's name in a cluster: its program, database, replica and upstream
 # nginx, supervisord and Litestream read the folders' paths raw: none of these in them.
 UNSAFE = re.compile(r"""[\s%$"'\\;{}#]""")
 
@@ -51,14 +55,44 @@ class Shard:
 
 
 @dataclass(frozen=True)
+class LobbyServer:
+    """The lobby's process: where it listens; `local` if this machine runs it. Named `lobby`
+    wherever a shard has its name (its program, database file, replica, nginx's upstream)."""
+
+    host: str
+    port: int
+    local: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 < self.port < 65536:
+            raise ValueError(f"the lobby: no such port {self.port}")
+
+    @property
+    def name(self) -> str:
+        return LOBBY
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def upstream(self) -> str:
+        return LOBBY
+
+
+Part = Shard | LobbyServer  # a process of the cluster with a database of its own
+
+
+@dataclass(frozen=True)
 class Cluster:
     """Where a cluster's parts listen and keep their files.
 
     `state` holds the generated configurations, logs and nginx's scratch files; `data` each
-    local shard's database; `replicas` each one's Litestream replica, a folder here, unless
-    `replica_url` names a place for them all (e.g. `s3://bucket/domino`: docs/cluster.md). `trusted`
-    are the addresses (or CIDR blocks) whose X-Forwarded-For nginx believes, e.g. a load
-    balancer in front of it; with none, the client is whoever connects to nginx.
+    local shard's database, and the lobby's; `replicas` each one's Litestream replica, a folder
+    here, unless `replica_url` names a place for them all (e.g. `s3://bucket/domino`:
+    docs/cluster.md). `trusted` are the addresses (or CIDR blocks) whose X-Forwarded-For nginx
+    believes, e.g. a load balancer in front of it; with none, the client is whoever connects to
+    nginx. `lobby` is where the lobby runs (None: not on this machine, and no router here).
     """
 
     shards: tuple[Shard, ...]
@@ -71,14 +105,17 @@ class Cluster:
     root: Path = ROOT
     trusted: tuple[str, ...] = ()
     sync_interval: str = SYNC_INTERVAL
-    env: dict[str, str] = field(default_factory=dict)  # more settings for every local shard
+    env: dict[str, str] = field(default_factory=dict)  # more settings for every local server
+    lobby: LobbyServer | None = None
 
     def __post_init__(self) -> None:
         names = [shard.name for shard in self.shards]
-        if not names:
+        if not names and (self.router or self.lobby is None):
             raise ValueError("a cluster needs at least one shard")
         if len(set(names)) != len(names):
             raise ValueError(f"two shards share a name: {names}")
+        if LOBBY in names:
+            raise ValueError(f"{LOBBY!r} is the lobby's name, not a shard's")
         for folder in (self.root, self.state, self.data, self.replicas):
             if UNSAFE.search(str(folder)):
                 shown = "spaces or any of % $ \" ' \\ ; { } #"
@@ -86,6 +123,11 @@ class Cluster:
         for key, value in self.env.items():
             if "%" in value or '"' in value:
                 raise ValueError(f"{key}: a shard's setting may not hold % or \" (supervisord)")
+        if self.router and self.lobby is None:
+            raise ValueError(
+                "nginx sends the lobby's paths (/me/, /p/) to the lobby: run it here, or name "
+                "the machine that does (--remote-lobby HOST:PORT)"
+            )
 
     @property
     def workers(self) -> str:
@@ -97,26 +139,43 @@ class Cluster:
     def local(self) -> tuple[Shard, ...]:
         return tuple(shard for shard in self.shards if shard.local)
 
+    @property
+    def local_parts(self) -> tuple[Part, ...]:
+        """What this machine runs with a database: its shards, then the lobby if it is here."""
+        lobby = (self.lobby,) if self.lobby is not None and self.lobby.local else ()
+        return (*self.local, *lobby)
+
+    @property
+    def servers(self) -> int:
+        """How many servers nginx proxies to: the shards and the lobby."""
+        return len(self.shards) + (self.lobby is not None)
+
     def shard(self, name: str) -> Shard:
         for shard in self.shards:
             if shard.name == name:
                 return shard
         raise ValueError(f"no shard named {name!r} (there are {[s.name for s in self.shards]})")
 
-    def db(self, shard: Shard) -> Path:
+    def part(self, name: str) -> Part:
+        """The shard named `name`, or the lobby (`lobby`)."""
+        if name == LOBBY and self.lobby is not None:
+            return self.lobby
+        return self.shard(name)
+
+    def db(self, shard: Part) -> Path:
         return self.data / f"{shard.name}.sqlite3"
 
-    def replica(self, shard: Shard) -> Path:
-        """The shard's replica folder (when no `replica_url` is set)."""
+    def replica(self, shard: Part) -> Path:
+        """The shard's (or the lobby's) replica folder (when no `replica_url` is set)."""
         return self.replicas / shard.name
 
-    def replica_at(self, shard: Shard) -> str:
-        """Where the shard's replica lives, as Litestream's URL."""
+    def replica_at(self, shard: Part) -> str:
+        """Where the shard's (or the lobby's) replica lives, as Litestream's URL."""
         if self.replica_url:
             return f"{self.replica_url.rstrip('/')}/{shard.name}"
         return self.replica(shard).as_uri()
 
-    def litestream_config(self, shard: Shard) -> Path:
+    def litestream_config(self, shard: Part) -> Path:
         return self.state / f"litestream-{shard.name}.yml"
 
     @property

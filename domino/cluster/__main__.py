@@ -1,10 +1,13 @@
-"""`python -m domino.cluster`: run shards behind nginx, or bring a shard back from its replica.
+"""`python -m domino.cluster`: run shards and the lobby behind nginx, or bring a shard's (or the
+lobby's) database back from its replica.
 
     run      write the configurations, then run every process under supervisord (Ctrl-C stops all)
     write    only write them (to read them, or to run them another way)
-    restore  bring one shard's database back from its Litestream replica
+    restore  bring one shard's (or the lobby's: `restore lobby`) database back from its
+             Litestream replica
 
-`make cluster SHARDS=N` runs `run`; `make restore SHARD=s1` runs `restore` (docs/cluster.md).
+`make cluster SHARDS=N` runs `run`; `make restore SHARD=s1` (or SHARD=lobby) runs `restore`
+(docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import ROOT, Cluster, Shard, folders, tool
+from . import LOBBY, ROOT, Cluster, LobbyServer, Shard, folders, tool
 from .files import Budget, nginx_budget, programs, write
 from .restore import restore, restore_missing
+
+LOBBY_OFFSET = 1000  # the lobby's port by default: nginx's + this (shard K's is + K)
 
 
 def parse_args(argv=None):
@@ -39,6 +44,22 @@ def parse_args(argv=None):
             help="a shard another machine runs, for nginx to route to (repeatable)",
         )
         command.add_argument("--no-router", dest="router", action="store_false")
+        command.add_argument(
+            "--lobby-port",
+            type=int,
+            default=None,
+            help=f"the lobby's port, on --shard-host (default: nginx's +{LOBBY_OFFSET})",
+        )
+        lobby = command.add_mutually_exclusive_group()
+        lobby.add_argument(
+            "--no-lobby", dest="lobby", action="store_false", help="this machine runs no lobby"
+        )
+        lobby.add_argument(
+            "--remote-lobby",
+            default="",
+            metavar="HOST:PORT",
+            help="the lobby another machine runs, for nginx to route to (then none runs here)",
+        )
         _replica_option(command)
         command.add_argument(
             "--trust",
@@ -48,7 +69,7 @@ def parse_args(argv=None):
             help="a proxy in front of nginx whose X-Forwarded-For it believes (repeatable)",
         )
     restore = commands.add_parser("restore")
-    restore.add_argument("shard", help="the shard's name, e.g. s1")
+    restore.add_argument("shard", help=f"the shard's name, e.g. s1, or {LOBBY}")
     restore.add_argument(
         "--force", action="store_true", help="move the shard's present database files aside first"
     )
@@ -88,18 +109,35 @@ def cluster_of(args) -> Cluster:
         tuple(shards),
         f"{args.host}:{args.port}",
         router=args.router,
+        lobby=lobby_of(args),
         trusted=tuple(args.trust),
         replica_url=args.replica,
         **folders(args.instance.resolve()),
     )
 
 
+def lobby_of(args) -> LobbyServer | None:
+    """The lobby the command line names: here (on --shard-host, at --lobby-port), another
+    machine's (--remote-lobby), or none at all (--no-lobby)."""
+    if args.remote_lobby:
+        host, _, port = args.remote_lobby.rpartition(":")
+        if not (host and port.isdigit()):
+            raise ValueError(f"--remote-lobby takes HOST:PORT, not {args.remote_lobby!r}")
+        return LobbyServer(host, int(port), local=False)
+    if not args.lobby:
+        return None
+    port = args.port + LOBBY_OFFSET if args.lobby_port is None else args.lobby_port
+    return LobbyServer(args.shard_host, port)
+
+
 def prepare(cluster: Cluster, budget: Budget | None = None) -> None:
-    """Write everything, and create each local shard's database (Litestream starts first).
+    """Write everything, and create each local shard's database and the lobby's (Litestream
+    starts first).
 
     nginx gets the connections `budget` gives it, by default as many as its shards call for
     or, if this machine allows fewer open files, as many as it allows, said in one line on
     stderr; too few to run it: ValueError, before anything is written."""
+    from ..lobby.database import LobbyDatabase
     from ..store import Store
     from .pages import unavailable_pages
 
@@ -117,6 +155,9 @@ def prepare(cluster: Cluster, budget: Budget | None = None) -> None:
     for shard in cluster.local:
         restore_missing(cluster, shard)  # a new machine's disk: the replica, if any
         Store(cluster.db(shard)).close()  # its tables, before Litestream looks at it
+    if cluster.lobby is not None and cluster.lobby.local:
+        restore_missing(cluster, cluster.lobby)
+        LobbyDatabase(cluster.db(cluster.lobby)).close()  # its tables (its migrations)
     if cluster.router:
         check = [tool("nginx"), "-t", "-q", "-p", str(cluster.state / "nginx")]
         subprocess.run([*check, "-c", str(cluster.nginx_config), "-e", "stderr"], check=True)
@@ -130,9 +171,12 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.command == "restore":
         try:  # only the shard's name and folders count here, not where it listens
-            shard = Shard(args.shard, "127.0.0.1", 1)
             places = folders(args.instance.resolve())
-            cluster = Cluster((shard,), replica_url=args.replica, **places)
+            if args.shard == LOBBY:
+                lobby, shards = LobbyServer("127.0.0.1", 1), ()
+            else:
+                lobby, shards = None, (Shard(args.shard, "127.0.0.1", 1),)
+            cluster = Cluster(shards, router=False, lobby=lobby, replica_url=args.replica, **places)
         except ValueError as error:
             raise SystemExit(str(error)) from None
         return restore(cluster, args.shard, args.force)

@@ -10,8 +10,9 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..server.worker import MAX_CONNECTIONS_PER_ADDRESS
+from ..web import LOBBY_PREFIXES
 from ..web.view.i18n import LANGUAGES
-from . import Cluster, Shard, running_as_root, tool
+from . import Cluster, LobbyServer, Part, Shard, running_as_root, tool
 
 SHARD_CONNECTIONS = 12_000  # what one shard's worker takes (gunicorn.conf.py)
 # nginx's connections to one shard (max_conns), out of its 12,000: for what is sent to it by
@@ -20,6 +21,9 @@ SHARD_CONNECTIONS = 12_000  # what one shard's worker takes (gunicorn.conf.py)
 # keep-alive connections, which max_conns does not count.
 ROOM_CONNECTIONS = 10_000
 OTHER_CONNECTIONS = 1_500
+# The lobby's worker is a shard's (gunicorn.conf.py) and everything it gets is sent to it by
+# name (its paths): both parts, the same 500 left for idle keep-alive connections.
+LOBBY_CONNECTIONS = ROOM_CONNECTIONS + OTHER_CONNECTIONS
 # What one client may have in progress at nginx: an address, as a lone shard allows it
 # (domino/server/worker.py: an office behind one IPv4 address), and an IPv6 /64, one subscriber's
 # network whose every device has addresses of its own, twice that.
@@ -71,20 +75,38 @@ def shard_program(cluster: Cluster, shard: Shard) -> Program:
     env = {
         "DOMINO_SHARD": shard.name,
         "DOMINO_DB": str(cluster.db(shard)),
+        "DOMINO_LOBBY": "elsewhere",  # no lobby database: nginx sends its paths to the lobby
         "DOMINO_PROXIES": "1",  # nginx's X-Forwarded-For is the client (web/guard/limits.py)
         **cluster.env,
     }
-    argv = (
+    return Program(f"shard-{shard.name}", _server(shard), cluster.root, env, priority=200)
+
+
+def lobby_program(cluster: Cluster, lobby: LobbyServer) -> Program:
+    """The lobby: the same server, serving the lobby's paths alone from its own database (no
+    rooms, no computer: domino/web/__init__.py), signing cookies with the shared secret key."""
+    env = {
+        "DOMINO_LOBBY": "only",
+        "DOMINO_LOBBY_DB": str(cluster.db(lobby)),
+        "DOMINO_PROXIES": "1",  # its name limits count per client, as nginx saw it
+        **cluster.env,
+    }
+    return Program(lobby.name, _server(lobby), cluster.root, env, priority=200)
+
+
+def _server(part: Part) -> tuple[str, ...]:
+    """The production server (`make serve`) on the part's address."""
+    return (
         tool("gunicorn"),
         "--config=gunicorn.conf.py",
-        f"--bind={shard.address}",
+        f"--bind={part.address}",
         "app:create_app()",
     )
-    return Program(f"shard-{shard.name}", argv, cluster.root, env, priority=200)
 
 
-def replication_program(cluster: Cluster, shard: Shard) -> Program:
-    """Litestream replicating one shard's database; started first, stopped last."""
+def replication_program(cluster: Cluster, shard: Part) -> Program:
+    """Litestream replicating one shard's (or the lobby's) database; started first, stopped
+    last."""
     config = str(cluster.litestream_config(shard))
     argv = (tool("litestream"), "replicate", "-no-expand-env", "-config", config)
     # Its last sync on the way out may take Litestream's own 30 s with a slow replica.
@@ -108,10 +130,16 @@ def router_program(cluster: Cluster) -> Program:
 
 
 def programs(cluster: Cluster) -> list[Program]:
-    """Every process this machine runs: each local shard and its replication, then nginx."""
+    """Every process this machine runs: each local shard and its replication, the lobby and
+    its replication if it is here, then nginx."""
     found = []
     for shard in cluster.local:
         found += [replication_program(cluster, shard), shard_program(cluster, shard)]
+    if cluster.lobby is not None and cluster.lobby.local:
+        found += [
+            replication_program(cluster, cluster.lobby),
+            lobby_program(cluster, cluster.lobby),
+        ]
     if cluster.router:
         found.append(router_program(cluster))
     return found
@@ -119,15 +147,16 @@ def programs(cluster: Cluster) -> list[Program]:
 
 @dataclass(frozen=True)
 class Budget:
-    """nginx's connections: what the shards call for (two a proxied request or socket, client
-    and shard, for each shard's 12,000), and what this machine lets it open."""
+    """nginx's connections: what the servers call for (two a proxied request or socket, client
+    and server, for each one's 12,000: the shards' and the lobby's), and what this machine lets
+    it open."""
 
-    shards: int
+    servers: int
     allowed: int  # the open files nginx may set itself (worker_rlimit_nofile) here
 
     @property
     def wanted(self) -> int:
-        return max(16384, 2 * SHARD_CONNECTIONS * self.shards)
+        return max(16384, 2 * SHARD_CONNECTIONS * self.servers)
 
     @property
     def connections(self) -> int:
@@ -154,7 +183,7 @@ class Budget:
                 f"nginx may open only {self.allowed:,} files here (the hard RLIMIT_NOFILE, "
                 f"which this process may not raise): {max(self.connections, 0):,} "
                 f"connections, fewer than the {FEWEST_CONNECTIONS:,} a router needs at the "
-                f"least ({self.wanted:,} for {self.shards} shards); {RAISE_IT}, then start again"
+                f"least ({self.wanted:,} for {self.servers} servers); {RAISE_IT}, then start again"
             )
 
     @property
@@ -201,13 +230,14 @@ def may_raise_limits() -> bool:
 def nginx_budget(cluster: Cluster, allowed: int | None = None) -> Budget:
     """The cluster's nginx connections on this machine (or one allowing `allowed` open
     files); ValueError if it allows too few."""
-    budget = Budget(len(cluster.shards), open_files_allowed() if allowed is None else allowed)
+    budget = Budget(cluster.servers, open_files_allowed() if allowed is None else allowed)
     budget.check()
     return budget
 
 
 def nginx_conf(cluster: Cluster, budget: Budget | None = None) -> str:
-    """nginx's configuration: rooms to their shards, the rest to the least busy one."""
+    """nginx's configuration: rooms to their shards, the lobby's paths to the lobby, the rest
+    to the least busy shard."""
     budget = budget or nginx_budget(cluster)
     return _templates.get_template("nginx.conf").render(
         as_root=running_as_root(),
@@ -217,6 +247,9 @@ def nginx_conf(cluster: Cluster, budget: Budget | None = None) -> str:
         pages=cluster.pages,
         listen=cluster.listen,
         shards=cluster.shards,
+        lobby=cluster.lobby,
+        lobby_prefixes=LOBBY_PREFIXES,
+        lobby_conns=budget.share(LOBBY_CONNECTIONS),
         trusted=cluster.trusted,
         languages=tuple(LANGUAGES),
         per_address=MAX_CONNECTIONS_PER_ADDRESS,
@@ -228,8 +261,8 @@ def nginx_conf(cluster: Cluster, budget: Budget | None = None) -> str:
     )
 
 
-def litestream_yml(cluster: Cluster, shard: Shard) -> str:
-    """Litestream's configuration for one shard: its database to its replica folder."""
+def litestream_yml(cluster: Cluster, shard: Part) -> str:
+    """Litestream's configuration for one shard (or the lobby): its database to its replica."""
     return _templates.get_template("litestream.yml").render(
         shard=shard,
         db=cluster.db(shard),
@@ -262,12 +295,13 @@ def write(cluster: Cluster, pages: dict[str, str], budget: Budget | None = None)
         cluster.nginx_config.write_text(nginx_conf(cluster, budget))
         for code, page in pages.items():
             (cluster.pages / f"unavailable.{code}.html").write_text(page)
-    for shard in cluster.local:
-        write_litestream(cluster, shard)
+    for part in cluster.local_parts:
+        write_litestream(cluster, part)
     cluster.supervisor_config.write_text(supervisord_conf(cluster))
 
 
-def write_litestream(cluster: Cluster, shard: Shard) -> None:
-    """Write one shard's Litestream configuration (a restore on a new machine needs it too)."""
+def write_litestream(cluster: Cluster, shard: Part) -> None:
+    """Write one shard's (or the lobby's) Litestream configuration (a restore on a new machine
+    needs it too)."""
     cluster.state.mkdir(parents=True, exist_ok=True)
     cluster.litestream_config(shard).write_text(litestream_yml(cluster, shard))

@@ -15,7 +15,8 @@ def unavailable_pages() -> dict[str, str]:
     from app import create_app  # the app's factory, only when a cluster is being written
 
     with tempfile.TemporaryDirectory() as scratch:
-        app = create_app({"TESTING": True, "DOMINO_DB": str(Path(scratch) / "pages.sqlite3")})
+        settings = {"TESTING": True, "DOMINO_DB": str(Path(scratch) / "pages.sqlite3")}
+        app = create_app({**settings, "LOBBY": "elsewhere"})  # no lobby database to open
         try:
             return {code: _render(app, code) for code in LANGUAGES}
         finally:

@@ -1,4 +1,5 @@
-"""A shard's database brought back from its Litestream replica, never over a live one."""
+"""A shard's (or the lobby's) database brought back from its Litestream replica, never over a
+live one."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import Cluster, Shard, tool
+from . import LOBBY, Cluster, Part, tool
 from .files import litestream_yml, write_litestream
 
 SHM_DMS_BYTE = 128  # SQLite's "dead man switch": every open connection holds a read lock on it
@@ -40,7 +41,7 @@ def in_use(db: Path) -> bool:
         os.close(fd)
 
 
-def _litestream(cluster: Cluster, shard: Shard) -> str:
+def _litestream(cluster: Cluster, shard: Part) -> str:
     """The shard's Litestream configuration, written if missing (a new machine); an error if
     it names another replica than the one asked for now."""
     config = cluster.litestream_config(shard)
@@ -54,16 +55,17 @@ def _litestream(cluster: Cluster, shard: Shard) -> str:
     return str(config)
 
 
-def _run(cluster: Cluster, shard: Shard, out: Path, *flags: str) -> int:
+def _run(cluster: Cluster, shard: Part, out: Path, *flags: str) -> int:
     db = str(cluster.db(shard))
     config = _litestream(cluster, shard)
     command = [tool("litestream"), "restore", "-no-expand-env", *flags, "-config", config]
     return subprocess.run([*command, "-o", str(out), db], check=False).returncode
 
 
-def restore_missing(cluster: Cluster, shard: Shard) -> None:
-    """Before a shard starts on a disk without its database: bring it back from its replica
-    if there is one (else Litestream would replicate a new, empty database over it)."""
+def restore_missing(cluster: Cluster, shard: Part) -> None:
+    """Before a shard (or the lobby) starts on a disk without its database: bring it back from
+    its replica if there is one (else Litestream would replicate a new, empty database over
+    it)."""
     db = cluster.db(shard)
     if any(path.exists() for path in files_of(db)):
         return
@@ -73,20 +75,26 @@ def restore_missing(cluster: Cluster, shard: Shard) -> None:
         print(f"{shard.name}: {db} was missing; restored it from {cluster.replica_at(shard)}")
 
 
+def server_program(name: str) -> str:
+    """The supervisord program that serves shard `name` (or the lobby)."""
+    return LOBBY if name == LOBBY else f"shard-{name}"
+
+
 def restore(cluster: Cluster, name: str, force: bool) -> int:
-    """Restore shard `name`'s database from its replica; 2 if it is open or still there."""
-    shard = cluster.shard(name)
+    """Restore shard `name`'s (or the lobby's) database from its replica; 2 if it is open or
+    still there."""
+    shard = cluster.part(name)
     db = cluster.db(shard)
     if in_use(db):
-        print(
-            f"{name}: {db} is open: stop shard-{name} and replicate-{name} first.", file=sys.stderr
-        )
+        server = server_program(name)
+        print(f"{name}: {db} is open: stop {server} and replicate-{name} first.", file=sys.stderr)
         return 2
     present = [path for path in files_of(db) if path.exists()]
     if present and not force:
         print(
-            f"{name}: {', '.join(map(str, present))} still there. Stop the shard and its "
-            "replication, then move them away (or pass --force to have them moved aside).",
+            f"{name}: {', '.join(map(str, present))} still there. Stop the "
+            f"{'lobby' if name == LOBBY else 'shard'} and its replication, then move them away "
+            "(or pass --force to have them moved aside).",
             file=sys.stderr,
         )
         return 2

@@ -12,9 +12,10 @@ from pathlib import Path
 from .accounts import Accounts, NameTaken, Player, Session
 from .database import LobbyDatabase
 from .friends import Friends, Invitation
-from .keys import Keys, KnownCredential, LastPasskey, Passkey
+from .keys import Challenge, Challenges, Keys, KnownCredential, LastPasskey, Passkey
 
 __all__ = [
+    "Challenge",
     "Invitation",
     "KnownCredential",
     "LastPasskey",
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 
-class Lobby(Accounts, Keys, Friends, LobbyDatabase):
+class Lobby(Accounts, Keys, Challenges, Friends, LobbyDatabase):
     """The lobby's database. `canonical(name)` gives a name's unique form (the app passes
     `domino.players.names`'s); `key` makes stored secret hashes HMACs under it."""
 

@@ -22,6 +22,7 @@ PLAYER_TABLES = (  # (table, column naming the player), emptied of a deleted pla
     ("invitations", "guest"),
     ("blocks", "blocker"),
     ("blocks", "blocked"),
+    ("challenges", "player"),  # a passkey being added (m002)
 )
 
 
@@ -171,6 +172,29 @@ class Accounts:
             sql = "UPDATE recovery_codes SET spent_at = ? WHERE player = ? AND hash = ?"
             conn.execute(sql, [now, player_id, found])
             return True
+
+        return self._write(spend)
+
+    def spend_any_recovery_code(self, code: str, now: float | None = None) -> str | None:
+        """Sign in with a recovery code alone (no name typed): the id of the player whose
+        unspent code it is, the code spent in the same write; None for a wrong or spent one."""
+        now = time.time() if now is None else now
+        typed = self.hash(normal_code(code))
+
+        def spend(conn: sqlite3.Connection) -> str | None:
+            sql = "SELECT player, hash FROM recovery_codes WHERE hash = ? AND spent_at IS NULL"
+            found = None
+            for player_id, stored in conn.execute(sql, [typed]).fetchall():
+                if hmac.compare_digest(stored, typed) and found is None:
+                    found = player_id
+            if found is None:
+                return None
+            sql = (
+                "UPDATE recovery_codes SET spent_at = ?"
+                " WHERE player = ? AND hash = ? AND spent_at IS NULL"
+            )
+            conn.execute(sql, [now, found, typed])
+            return found
 
         return self._write(spend)
 

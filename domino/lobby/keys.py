@@ -5,6 +5,7 @@ The ceremonies (challenges, verifying assertions) are not here: this is what the
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -100,3 +101,66 @@ class Keys:
             return removed
 
         return self._write(remove)
+
+
+CHALLENGE_SECONDS = 5 * 60  # a ceremony's challenge is refused this long after it was made
+PURPOSES = ("register", "sign-in")
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    id: str  # names the challenge in the browser's signed session cookie
+    purpose: str  # "register" or "sign-in"
+    player: str | None  # whose passkey is being registered; None for a sign-in
+    challenge: bytes
+    created_at: float
+
+
+class Challenges:
+    """WebAuthn challenges as stored: made for one ceremony, taken once (a `LobbyDatabase`
+    mixin). Expired ones are deleted whenever a new one is stored."""
+
+    def store_challenge(
+        self, purpose: str, challenge: bytes, player: str | None = None, now: float | None = None
+    ) -> Challenge:
+        """Keep a challenge just sent to a browser; the id to remember it by comes back."""
+        if purpose not in PURPOSES:
+            raise ValueError(f"a challenge is for one of {PURPOSES}: {purpose!r}")
+        now = time.time() if now is None else now
+        made = Challenge(secrets.token_urlsafe(16), purpose, player, bytes(challenge), now)
+
+        def store(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM challenges WHERE created_at < ?", [now - CHALLENGE_SECONDS])
+            conn.execute(
+                "INSERT INTO challenges (id, purpose, player, challenge, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [made.id, purpose, player, made.challenge, now],
+            )
+
+        self._write(store)
+        return made
+
+    def take_challenge(
+        self, challenge_id: str, purpose: str, now: float | None = None
+    ) -> Challenge | None:
+        """The challenge with this id, deleted in the same write: a second take finds nothing.
+        None for an unknown, spent or expired one, or one made for another purpose (which is
+        spent all the same)."""
+        now = time.time() if now is None else now
+
+        def take(conn: sqlite3.Connection):
+            row = conn.execute(
+                "SELECT id, purpose, player, challenge, created_at FROM challenges WHERE id = ?",
+                [challenge_id],
+            ).fetchone()
+            if row is None:
+                return None
+            conn.execute("DELETE FROM challenges WHERE id = ?", [challenge_id])
+            return Challenge(*row)
+
+        found = self._write(take)
+        if found is None or found.purpose != purpose:
+            return None
+        if not now - CHALLENGE_SECONDS <= found.created_at <= now:
+            return None
+        return found

@@ -79,3 +79,21 @@ def m001_players(db: Database) -> None:
         foreign_keys=[("blocker", "players", "id"), ("blocked", "players", "id")],
     )
     db["blocks"].create_index(["blocked"])
+
+
+@migrations()
+def m002_challenges(db: Database) -> None:
+    """WebAuthn challenges (SPEC §11): each one sent with a ceremony's options, bound to one
+    browser (its id in that browser's signed session cookie), taken once, within minutes.
+
+    `purpose` is "register" (a signed-in player adds a passkey: `player` is theirs) or
+    "sign-in" (nobody yet: `player` is NULL). Recovery codes get an index on their hash, by
+    which a code signs in without its player's name.
+    """
+    db["challenges"].create(
+        {"id": str, "purpose": str, "player": str, "challenge": bytes, "created_at": float},
+        pk="id",
+        not_null={"purpose", "challenge", "created_at"},
+    )
+    db["challenges"].create_index(["created_at"])
+    db["recovery_codes"].create_index(["hash"])

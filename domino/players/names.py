@@ -22,14 +22,18 @@ unique after Unicode NFKC case folding; refused when it impersonates the site or
   compared after NFKC case folding with accents dropped, and a word is a run of letters:
   digits, `_`, `-` and `.` part words ("Computer2", "the_computer" and "Cómputer" are
   refused; "Abbot" and "Hardy" are names).
+- **Lookalike scripts.** A name's letters may not mix the scripts whose letters look alike
+  (`LOOKALIKE`: Latin, Cyrillic, Greek, Armenian, Cherokee, Coptic, by the first word of each
+  letter's Unicode name): "Аna", with a Cyrillic "А" in a Latin name, is refused, since it
+  would pass for "Ana". Other mixes stay names ("Jun_山田").
 - **Control and bidi characters.** Any control, format (bidi marks and embeddings,
   zero-width joiners), surrogate, private-use or unassigned character is refused with its own
   code, before anything else, since such a name could look like another one.
 
 Each refusal is a `NameRefused` with a stable `code` (`CODES`); the web layer words it in
-every language (domino/web/view/messages.py). Homoglyphs across scripts that NFKC keeps apart
-(a Cyrillic "а" for a Latin "a") are not caught: that needs Unicode's confusables data, which
-the standard library does not carry.
+every language (domino/web/view/messages.py). A name written wholly in another script that
+looks like a taken one (a Cyrillic "аре" for "ape") is not caught: that needs Unicode's
+confusables data (UTS #39 skeletons), which the standard library does not carry.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ IMPERSONATED = frozenset(
 CODES = (
     "name-control",  # a control, format (bidi) or unassigned character
     "name-characters",  # a character other than letters, digits, marks, "_", "-", "."
+    "name-scripts",  # letters of two lookalike scripts, such as a Cyrillic "а" in a Latin name
     "name-length",  # fewer than 3 or more than 20 characters
     "name-reserved",  # a word the site, the computer or a seat goes by
     "name-taken",  # another player's name after NFKC case folding
@@ -120,6 +125,8 @@ def check(name: str, *, reserved: Iterable[str] = (), taken: Container[str] = ()
         raise NameRefused("name-control")
     if not _allowed(kept):
         raise NameRefused("name-characters")
+    if len(scripts(kept) & LOOKALIKE) > 1:
+        raise NameRefused("name-scripts")
     if not all(MIN_LENGTH <= len(form) <= MAX_LENGTH for form in (kept, canonical(kept))):
         raise NameRefused("name-length")
     if impersonates(kept, reserved):
@@ -136,6 +143,19 @@ def refusal(name: str, *, reserved: Iterable[str] = (), taken: Container[str] = 
     except NameRefused as refused:
         return refused.code
     return None
+
+
+LOOKALIKE = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
+
+
+def scripts(name: str) -> set[str]:
+    """The scripts of a name's letters, by the first word of each letter's Unicode name
+    ("LATIN", "CYRILLIC", "CJK", …)."""
+    return {
+        unicodedata.name(c, "UNKNOWN").split(" ", 1)[0]
+        for c in name
+        if unicodedata.category(c)[0] == "L"
+    }
 
 
 def _allowed(name: str) -> bool:
@@ -163,13 +183,17 @@ def words(text: str) -> tuple[str, ...]:
 
 def impersonates(name: str, reserved: Iterable[str] = ()) -> bool:
     """True when a word of `name` is in `IMPERSONATED`, or `name` holds one of the
-    `reserved` words or phrases as whole words in a row."""
+    `reserved` words or phrases as whole words in a row, or is one run together
+    ("YourPartner", "your_partner" and "Your.Partner" all pass for "your partner")."""
     held = words(name)
     if any(word in IMPERSONATED for word in held):
         return True
+    joined = "".join(held)
     for phrase in reserved:
         wanted = words(phrase)
         size = len(wanted)
         if size and any(held[i : i + size] == wanted for i in range(len(held) - size + 1)):
+            return True
+        if size > 1 and joined == "".join(wanted):
             return True
     return False

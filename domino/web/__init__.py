@@ -9,7 +9,7 @@ import time
 from datetime import UTC, datetime
 
 import click
-from flask import Flask, has_request_context, render_template, request
+from flask import Flask, abort, has_request_context, render_template, request
 from flask_babel import format_date
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
@@ -26,12 +26,25 @@ from .view.faces import face
 from .view.messages import error_message, refusal
 
 csrf = CSRFProtect()
+# The lobby's paths (SPEC §11): in a cluster nginx sends these prefixes to the lobby's own
+# process (domino/cluster/templates/nginx.conf reads this tuple), which serves them alone. A new
+# lobby blueprint (passkeys, friends, ...) puts its routes under one of them; the League
+# (`/league`) and public tables (`/play/`) will be added here when they come.
+LOBBY_PREFIXES = ("/me/", "/p/")
+# What the lobby's process serves besides them: its pages' static files (nginx serves those
+# itself in a cluster), the language switch and the liveness probe.
+LOBBY_ALSO = ("static", "i18n.switch", "pages.healthz")
 
 
-def init_app(app: Flask, rng=None) -> Tables:
-    """Open the store, attach pages, sockets, CSRF protection and the purge command."""
+def init_app(app: Flask, rng=None) -> Tables | None:
+    """Open the store, attach pages, sockets, CSRF protection and the purge command.
+
+    With LOBBY == "only" (the lobby's process of a cluster) no rooms' store is opened and no
+    computer runs: every blueprint is registered still, so that pages link each other by
+    `url_for`, but only the lobby's paths (`LOBBY_PREFIXES`, `LOBBY_ALSO`) are answered; any
+    other is 404. Returns the rooms' services (None in the lobby's process)."""
     from .guard import limits, security
-    from .routes import friends, languages, pages, players, review, seating, sockets
+    from .routes import friends, languages, pages, passkeys, players, review, seating, sockets
     from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
@@ -45,18 +58,12 @@ def init_app(app: Flask, rng=None) -> Tables:
     # Creation forms post to the shard that drew their page (`?shard=`: web/forms/seeds.py).
     app.jinja_env.globals["own_shard"] = app.config["SHARD"] or None
     rules_text.register(app)  # rules_line(rules), rules_sentences(rules)
-    sync_delay = app.config["SYNC_DELAY_MS"] / 1000  # a slow disk, for tests and benches
-    rooms = Rooms(Store(app.config["DOMINO_DB"], sync_delay), rng, app.config["SHARD"])
-    # Passed in by tests: the clock away times are measured by, the computer's decider.
-    services = Tables(app, rooms, Hub(app.config.get("AWAY_CLOCK") or time.monotonic))
-    delay, processes = app.config["BOT_DELAY_MS"], app.config["BOT_PROCESSES"]
-    decide = app.config.get("BOT_DECIDE")
-    services.computer = Computer(
-        app, services, delay, processes, rooms.rng, decide=decide, asker=limits.requester
-    )
-    app.extensions["domino"] = services
-    if app.config.get("LOBBY", "here") != "elsewhere":
+    where = app.config.get("LOBBY", "here")
+    services = None if where == "only" else open_rooms(app, rng)
+    if where != "elsewhere":
         app.extensions["lobby"] = open_lobby(app)
+    if where == "only":
+        app.before_request(_lobby_paths_only)  # first, before CSRF's and the limits' checks
     _player_globals(app)
     csrf.init_app(app)
     app.register_blueprint(pages.bp)
@@ -65,6 +72,7 @@ def init_app(app: Flask, rng=None) -> Tables:
     app.register_blueprint(sockets.bp)
     app.register_blueprint(players.bp)
     app.register_blueprint(friends.bp)
+    app.register_blueprint(passkeys.bp)
     sockets.sock.init_app(app)
     limits.init_app(app)
 
@@ -78,6 +86,9 @@ def init_app(app: Flask, rng=None) -> Tables:
     def csrf_refused(error):
         return render_template("partials/notice.html", notice=refusal("csrf"), alone=True), 400
 
+    if services is None:
+        return None
+
     @app.cli.command("purge-rooms")
     @click.option("--days", default=IDLE_SECONDS / 86400, show_default=True)
     def purge_rooms(days: float) -> None:
@@ -86,6 +97,35 @@ def init_app(app: Flask, rng=None) -> Tables:
         click.echo(f"deleted {len(removed)} idle room(s)")
 
     return services
+
+
+def open_rooms(app: Flask, rng=None) -> Tables:
+    """The rooms' store, their live tables and the computer, as `app.extensions["domino"]`."""
+    from .guard import limits
+
+    sync_delay = app.config["SYNC_DELAY_MS"] / 1000  # a slow disk, for tests and benches
+    rooms = Rooms(Store(app.config["DOMINO_DB"], sync_delay), rng, app.config["SHARD"])
+    # Passed in by tests: the clock away times are measured by, the computer's decider.
+    services = Tables(app, rooms, Hub(app.config.get("AWAY_CLOCK") or time.monotonic))
+    delay, processes = app.config["BOT_DELAY_MS"], app.config["BOT_PROCESSES"]
+    decide = app.config.get("BOT_DECIDE")
+    services.computer = Computer(
+        app, services, delay, processes, rooms.rng, decide=decide, asker=limits.requester
+    )
+    app.extensions["domino"] = services
+    return services
+
+
+def is_lobby_path(path: str, endpoint: str | None) -> bool:
+    """Whether the lobby's process answers this request (a rule's path, its endpoint)."""
+    return path.startswith(LOBBY_PREFIXES) or endpoint in LOBBY_ALSO
+
+
+def _lobby_paths_only():
+    """The lobby's process answers its own paths alone: anything else is a shard's (404)."""
+    rule = request.url_rule
+    if rule is not None and not is_lobby_path(rule.rule, request.endpoint):
+        abort(404)
 
 
 def open_lobby(app: Flask) -> Lobby:
@@ -105,10 +145,14 @@ def _player_globals(app: Flask) -> None:
     from . import signin
 
     def header_player():
+        """(who the page names as its player or None, whether the bar asks the lobby again:
+        on a shard of a cluster, which trusts the signed cookie until the lobby says)."""
         if not has_request_context():
             return None, False
-        signed = signin.player()
-        return signed, signed is not None or signin.SESSION_COOKIE in request.cookies
+        here = signin.lobby() is not None
+        return signin.who(), not here and (
+            signin.PLAYER_COOKIE in request.cookies or signin.SESSION_COOKIE in request.cookies
+        )
 
     app.jinja_env.globals["header_player"] = header_player
     # Who is signed in, for the table's invite-by-name form (view/render.py `inviting`).
@@ -122,7 +166,9 @@ def start_background(app: Flask) -> None:
     """Start what runs beside the requests, from the server's own hooks (gunicorn.conf.py's
     post_worker_init, app.py's development server), never from the factory: the computer's
     deciders, and the sweep that deletes idle rooms every PURGE_EVERY_SECONDS (0: none)."""
-    services = app.extensions["domino"]
+    services = app.extensions.get("domino")
+    if services is None:  # the lobby's process: no rooms, no computer, nothing to sweep
+        return
     services.computer.start()
     sweep = app.config.get("PURGE_EVERY_SECONDS", 3600)
     if sweep:

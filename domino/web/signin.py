@@ -61,6 +61,15 @@ def player() -> SignedIn | None:
     return found
 
 
+def who() -> SignedIn | None:
+    """The player this browser plays as: with the lobby in this process, its session checked
+    there; on a shard of a cluster (no lobby here), the signed player cookie."""
+    if lobby() is not None:
+        found = session()
+        return SignedIn(found[1].id, found[1].name) if found else None
+    return player()
+
+
 def session() -> tuple[Session, Player] | None:
     """This browser's live session and its player, checked against the lobby's database;
     None without one (no cookie, an ended or expired session, a deleted account)."""

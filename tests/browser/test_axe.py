@@ -122,6 +122,31 @@ def test_your_tables_on_the_home_page(server, open_context, scan):
     scan.assert_clean()
 
 
+def test_the_name_form_and_the_player_page(server, open_context, scan):
+    """Taking a name (issue 30): the form, a refusal beside its field, the own player page
+    with its sessions and the account's deletion, and another player's page."""
+    page = open_context().new_page()
+    page.goto(server.url)
+    form = page.locator("[data-name-form]")
+    expect(form).to_be_visible()
+    form.locator('input[name="name"]').fill("admin")
+    form.locator('[data-action="take-name"]').click()
+    expect(form.locator("[data-error]")).to_be_visible()
+    scan(page, "name-refused")
+    form.locator('input[name="name"]').fill("Ana")
+    form.locator('[data-action="take-name"]').click()
+    expect(page.locator("[data-player]")).to_have_text("Ana")
+    scan(page, "home-signed-in")
+    page.goto(f"{server.url}/p/Ana")
+    expect(page.locator("[data-session][data-current]")).to_have_count(1)
+    scan(page, "player-own")
+    other = open_context().new_page()
+    other.goto(f"{server.url}/p/Ana")
+    expect(other.locator("h1")).to_have_text("Ana")
+    scan(other, "player-other")
+    scan.assert_clean()
+
+
 def test_a_friend_table_from_invitation_to_result(server, open_context, scan, rng_deals):
     """Every state of a friend's table passes the scan. The deal is the seeded one (a fair
     deal takes each browser's random seed), so the round surely offers a tile both ends."""

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE_PACKAGES = ("bots", "players")  # pure subpackages (players: one to come)
+PURE_PACKAGES = ("bots", "players")  # pure subpackages
 
 
 def contracts() -> dict[str, dict]:

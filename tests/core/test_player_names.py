@@ -45,6 +45,9 @@ ACCEPTED = [
     "Robotnik",
     "Youssef",  # "you" only as a seat word passed by the caller, and not as a word here
     "  Ana  ",  # spaces around are trimmed
+    "Jun_山田",  # Latin and Han do not look alike: a mix stays a name
+    "山田たろう",  # kanji and hiragana
+    "ΑΝΑ",  # Greek capitals throughout: one script (a whole-script lookalike is not caught)
 ]
 
 REFUSED = {
@@ -61,6 +64,13 @@ REFUSED = {
         "1\u0301ab",  # a mark after a digit
         "a\u00a0bc",  # a no-break space
         "½ab",  # NFKC makes it "1⁄2ab": a fraction slash is no sign of ours
+    ],
+    "name-scripts": [
+        "\u0410na",  # a Cyrillic "А" in a Latin name: it would pass for "Ana"
+        "An\u0430",  # a Cyrillic "а" at its end
+        "p\u0430ypal",
+        "Zoe_\u0396\u03c9\u03ae",  # Latin and Greek
+        "\u0391\u043d\u0430",  # Greek and Cyrillic
     ],
     "name-control": [
         "ana\u202ebob",  # right-to-left override
@@ -165,9 +175,18 @@ def test_different_names_do_not_collide(one, other):
 
 def test_the_callers_seat_words_are_refused_as_whole_words():
     seats = ("You", "your partner", "East", "De computer", "L’ordinateur")
-    for name in ("you", "YOU", "Your_partner", "your-partner-2", "Ｅａｓｔ", "de.computer"):
+    for name in (
+        "you",
+        "YOU",
+        "Your_partner",
+        "YourPartner",
+        "YOURPARTNER2",
+        "your-partner-2",
+        "Ｅａｓｔ",
+        "de.computer",
+    ):
         assert refusal(name, reserved=seats) == "name-reserved", name
-    for name in ("Youssef", "Partner", "Easton", "Bob"):
+    for name in ("Youssef", "Partner", "Easton", "Bob", "PartnerYour", "Eastyou"):
         assert refusal(name, reserved=seats) is None, name
 
 

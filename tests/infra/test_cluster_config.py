@@ -21,7 +21,7 @@ import pytest
 from supervisor.datatypes import dict_of_key_value_pairs
 
 from domino import addresses
-from domino.cluster import ROOT, Cluster, Shard, files, folders, tool
+from domino.cluster import ROOT, Cluster, LobbyServer, Shard, files, folders, tool
 from domino.cluster.__main__ import cluster_of, main, parse_args
 from domino.cluster.files import Budget, router_program, write
 from tests.support.shards import free_ports, nginx_missing
@@ -40,6 +40,7 @@ def cluster_at(folder: Path, **options) -> Cluster:
         "listen": "127.0.0.1:8100",
         **folders(folder),
         "env": {"DOMINO_SECRET_KEY": "shared"},
+        "lobby": LobbyServer("127.0.0.1", 8200),
         **options,
     }
     return Cluster(shards, **settings)
@@ -80,6 +81,7 @@ def test_nginx_accepts_the_written_configuration(tmp_path, trusted):
 @needs_nginx
 def test_a_router_of_remote_shards_alone_runs_nginx_alone(tmp_path):
     args = parse_args(["write", "--shards", "0", "--remote", "s1=10.0.0.5:9001"])
+    args.remote_lobby = "10.0.0.5:9000"
     args.instance = tmp_path
     cluster = cluster_of(args)
     assert cluster.local == ()
@@ -301,19 +303,21 @@ def test_a_machine_allowing_fewer_open_files_fits_nginx_to_them_and_says_so_once
 ):
     cluster = write_with(monkeypatch, tmp_path, 20_000)  # this machine's, as issue 27 found
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("nginx: 19,000 connections, not 48,000: this machine lets it open ")
+    # Two shards and the lobby: 24,000 connections each.
+    assert line.startswith("nginx: 19,000 connections, not 72,000: this machine lets it open ")
     assert "20,000 files (the hard RLIMIT_NOFILE" in line
-    assert "9,500 requests and sockets at once instead of 24,000" in line
-    assert "capped at 3,958 for its rooms and 593 for the rest" in line
+    assert "9,500 requests and sockets at once instead of 36,000" in line
+    assert "capped at 2,638 for its rooms and 395 for the rest" in line
     assert "`ulimit -Hn` as root, LimitNOFILE= under systemd" in line
     conf = cluster.nginx_config.read_text()
     assert "worker_rlimit_nofile 20000;" in conf and "worker_connections 19000;" in conf
     assert "# But this machine lets nginx open only 20,000 files" in conf
     servers = upstream_servers(conf)
     assert servers["shard_s1"] == [
-        f"server {cluster.shard('s1').address} max_conns=3958 max_fails=0"
+        f"server {cluster.shard('s1').address} max_conns=2638 max_fails=0"
     ]
-    assert all("max_conns=593 " in line for line in servers["shards"])
+    assert all("max_conns=395 " in line for line in servers["shards"])
+    assert servers["lobby"] == [f"server {cluster.lobby.address} max_conns=3034 max_fails=0"]
     nginx_accepts(cluster)
 
 
@@ -395,7 +399,7 @@ def test_nginx_started_under_a_lower_hard_limit_has_the_open_files_its_configura
     )
     assert result.returncode == 0, result.stderr
     (line,) = [line for line in result.stderr.splitlines() if line.startswith("nginx:")]
-    assert line.startswith("nginx: 8,000 connections, not 48,000"), line
+    assert line.startswith("nginx: 8,000 connections, not 72,000"), line
     cluster = cluster_of(parse_args(options))
     conf = cluster.nginx_config.read_text()
     assert f"worker_rlimit_nofile {HARD_LIMIT};" in conf
@@ -433,6 +437,7 @@ def litestream_reads(config: Path) -> list[dict]:
 def test_each_local_shard_replicates_its_database_to_its_own_folder(tmp_path):
     cluster = written(tmp_path)
     assert sorted(p.name for p in cluster.state.glob("litestream-*.yml")) == [
+        "litestream-lobby.yml",
         "litestream-s1.yml",
         "litestream-s2.yml",
     ]  # none for the shard another machine runs
@@ -461,13 +466,22 @@ def test_a_replica_url_holds_every_shards_replica_in_its_own_folder(tmp_path):
 def test_supervisord_runs_each_local_shard_with_its_settings(tmp_path):
     cluster = written(tmp_path)
     programs = programs_of(cluster)
-    assert sorted(programs) == ["nginx", "replicate-s1", "replicate-s2", "shard-s1", "shard-s2"]
+    assert sorted(programs) == [
+        "lobby",
+        "nginx",
+        "replicate-lobby",
+        "replicate-s1",
+        "replicate-s2",
+        "shard-s1",
+        "shard-s2",
+    ]
     for shard in cluster.local:
         program = programs[f"shard-{shard.name}"]
         env = dict_of_key_value_pairs(program["environment"])  # as supervisord reads it
         assert env == {
             "DOMINO_SHARD": shard.name,
             "DOMINO_DB": str(tmp_path / "shards" / f"{shard.name}.sqlite3"),
+            "DOMINO_LOBBY": "elsewhere",
             "DOMINO_PROXIES": "1",
             "DOMINO_SECRET_KEY": "shared",
         }

@@ -26,7 +26,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from domino.cluster import Cluster, Shard, folders, tool
+from domino.cluster import LOBBY, Cluster, LobbyServer, Shard, folders, tool
 from domino.cluster.__main__ import prepare
 from domino.cluster.files import Budget, Program, programs
 
@@ -73,10 +73,12 @@ def free_ports(count: int) -> list[int]:
 
 
 def cluster_in(folder: Path, count: int, env: dict | None = None, **options) -> Cluster:
-    """`count` shards (s1...) and nginx on free ports, every file of theirs under `folder`."""
-    port, *ports = free_ports(count + 1)
+    """`count` shards (s1...), the lobby and nginx on free ports, every file of theirs under
+    `folder` (`lobby=None` in `options`: no lobby, and no nginx either)."""
+    port, lobby, *ports = free_ports(count + 2)
     shards = tuple(Shard(f"s{i}", "127.0.0.1", p) for i, p in enumerate(ports, start=1))
     settings = {"DOMINO_BOT_DELAY_MS": "0", "DOMINO_SECRET_KEY": "cluster-test", **(env or {})}
+    options.setdefault("lobby", LobbyServer("127.0.0.1", lobby))
     return Cluster(
         shards,
         listen=f"127.0.0.1:{port}",
@@ -136,6 +138,8 @@ class Processes:
         if program.name.startswith("shard-"):
             shard = self.cluster.shard(program.name.removeprefix("shard-"))
             return f"http://{shard.address}/healthz"
+        if program.name == LOBBY:
+            return f"http://{self.cluster.part(LOBBY).address}/healthz"
         return None
 
     def _wait_healthy(self, name: str, url: str, deadline: float) -> None:

@@ -230,7 +230,7 @@ def test_a_browser_not_signed_in_cannot_invite_nor_answer(app):
         "/me/invitations", data=data, headers={**HTMX, "X-CSRFToken": stranger.csrf}
     )
     assert refused.status_code == 403
-    assert "Take a name on the home page first" in refused.get_data(as_text=True)
+    assert "Sign in first" in refused.get_data(as_text=True)
     for path in (accept, accept.replace("/accept", "/decline"), "/p/Ana/block"):
         assert stranger.client.post(path, data={"csrf_token": stranger.csrf}).status_code == 403
     assert stranger.client.get("/me/invitations").get_data(as_text=True) == ""

@@ -1,5 +1,6 @@
-"""The help page explains fair deals, the round review, the tile counter and the rematch in
-every language, under the same ids, each linked from the page's table of contents."""
+"""The help page explains fair deals, the round review, the tile counter, the rematch and a
+player's name, passkeys and recovery codes (and what clearing site data does) in every
+language, under the same ids, each linked from the page's table of contents."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from tests.support.webkit import Node, make_app, parse
 
 LANGUAGES = ("en", "nl", "pl", "fr")
-SECTIONS = ("fair-deals", "review", "tile-counter", "rematch")
+SECTIONS = ("fair-deals", "review", "tile-counter", "rematch", "players")
 HEADINGS = ("h2",)
 
 

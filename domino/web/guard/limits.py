@@ -28,6 +28,9 @@ Configured by
   account yet, so nothing else to count by);
 - ``RATELIMIT_INVITE``: invitations by name sent from a table (SPEC §11), per signed-in
   player (their signed cookie), else per client address;
+- ``RATELIMIT_SIGN_IN``: signing in, with a passkey (its options and its answer) or with a
+  recovery code, together, per client address (nobody is signed in yet: recovery codes are
+  not guessed faster than this);
 - ``RATELIMIT_STORAGE_URI``: where the counters live (``domino-memory://``);
 - ``RATELIMIT_HEADERS_ENABLED``: off by default; on, a limited answer carries
   ``X-RateLimit-Limit``, ``X-RateLimit-Remaining``, ``X-RateLimit-Reset`` and ``Retry-After``.
@@ -83,6 +86,9 @@ REVIEW_LIMIT = "150 per minute"
 DEAL_LIMIT = "3 per minute; 20 per hour"
 NAME_LIMIT = "10 per minute; 30 per day"  # a person takes a name or two, a script many
 INVITE_LIMIT = "20 per minute; 200 per day"  # invitations by name, sent or refused
+SIGN_IN_LIMIT = "10 per minute; 100 per day"  # a person signs in now and then; a guesser more
+RECOVER = "passkeys.recover"
+SIGN_IN = ("passkeys.sign_in_options", "passkeys.sign_in", RECOVER)
 JOIN = "pages.join"
 TAKE_NAME = "players.take_name"
 ENVIRONMENT_PREFIX = "DOMINO_"
@@ -155,6 +161,7 @@ LIMITED = {
     "review": ("RATELIMIT_REVIEW", seat_key, ("review.latest", "review.page", "review.analysis")),
     "name": ("RATELIMIT_NAME", client_address, (TAKE_NAME,)),
     "invite": ("RATELIMIT_INVITE", player_key, ("friends.invite",)),
+    "sign-in": ("RATELIMIT_SIGN_IN", client_address, SIGN_IN),
 }
 # scope: (setting, budget key, the endpoints it may count, which of their requests it counts,
 # the refusal's message); checked after the endpoint's own scope in LIMITED
@@ -176,6 +183,7 @@ DEFAULTS = {
     "RATELIMIT_DEAL": DEAL_LIMIT,
     "RATELIMIT_NAME": NAME_LIMIT,
     "RATELIMIT_INVITE": INVITE_LIMIT,
+    "RATELIMIT_SIGN_IN": SIGN_IN_LIMIT,
 }
 
 
@@ -283,6 +291,11 @@ def _refusal(message: str) -> str:
         typed = request.form.get("name", "")[:60]
         page = "partials/name_form.html" if htmx else "name.html"
         return render_template(page, typed=typed, error=message)
+    if request.endpoint == RECOVER:  # the recovery form again, saying why
+        page = "partials/recovery_form.html" if htmx else "sign_in.html"
+        return render_template(page, recover_error=message)
+    if request.is_json:  # a passkey's ceremony (static/passkeys.js shows the sentence)
+        return {"error": message}
     if htmx:
         return render_template("partials/notice.html", notice=message, alone=True)
     return render_template("error.html", message=message)

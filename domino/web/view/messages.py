@@ -66,6 +66,10 @@ REFUSALS = {
         "change the direction of the text."
     ),
     "name-characters": N_("A name is made of letters, digits, “_”, “-” and “.”, without spaces."),
+    "name-scripts": N_(
+        "A name cannot mix Latin, Cyrillic or Greek letters, which look alike (a Cyrillic "
+        "“а” in a Latin name): write it in one alphabet."
+    ),
     "name-length": N_("A name has 3 to 20 characters."),
     "name-reserved": N_(
         "That name could pass for the site, the computer or a seat at the table (such as "
@@ -78,11 +82,36 @@ REFUSALS = {
     "name-signed-in": N_(
         "This browser already plays under a name: sign out first to take another."
     ),
+    # passkeys and recovery codes (domino/lobby/ceremonies.py, web/routes/passkeys.py)
+    "passkey-failed": N_(
+        "This passkey could not be checked, so nothing was changed. Try again, or use another "
+        "passkey or a recovery code."
+    ),
+    "passkey-expired": N_(
+        "This passkey request has expired or was already used: press the button again."
+    ),
+    "passkey-unknown": N_(
+        "This site does not know that passkey (it may have been removed): use another one or a "
+        "recovery code."
+    ),
+    "passkey-known": N_("That passkey is already added."),
+    "passkey-last": N_(
+        "This is your last passkey and no recovery code is left: add another passkey before "
+        "you remove this one, or you could not sign in again."
+    ),
+    "passkey-name": N_("A passkey's name is one line of 1 to 40 characters."),
+    "no-passkey": N_("You have no such passkey."),
+    "recovery-code-wrong": N_(
+        "That recovery code is not right, or it was already used: each code signs in once."
+    ),
+    "signed-in-already": N_(
+        "This browser is already signed in: sign out first to sign in as another player."
+    ),
+    "not-signed-in": N_("Sign in first: this is for a signed-in player only."),
     "delete-unconfirmed": N_(
         "To delete the account, type its name exactly as it is shown, then press the button."
     ),
     # friends by name (routes/friends.py, SPEC §11)
-    "not-signed-in": N_("Take a name on the home page first: only players can do this."),
     "invite-not-seated": N_(
         "This table's invite form is out of date, or not yours: reload the table and try again."
     ),
@@ -121,13 +150,20 @@ STATUSES = {
     "reserved-name": 400,
     "name-control": 400,
     "name-characters": 400,
+    "name-scripts": 400,
     "name-length": 400,
     "name-reserved": 400,
     "delete-unconfirmed": 400,
+    "passkey-failed": 400,
+    "passkey-expired": 400,
+    "passkey-unknown": 400,
+    "passkey-name": 400,
+    "no-passkey": 404,
+    "recovery-code-wrong": 400,
+    "not-signed-in": 403,
     "bad-seed": 400,
     "invite-self": 400,
     "block-self": 400,
-    "not-signed-in": 403,
     "invite-not-seated": 403,
     "no-such-player": 404,
     "no-invitation": 404,

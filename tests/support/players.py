@@ -1,0 +1,37 @@
+"""Players through the Flask test client: a CSRF token, taking a name, the cookies it sets."""
+
+from __future__ import annotations
+
+import re
+
+from domino.web.signin import PLAYER_COOKIE, SESSION_COOKIE
+
+TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def token(client, path: str = "/") -> str:
+    """A CSRF token of `client`'s session, read from a page's form."""
+    found = TOKEN.search(client.get(path).get_data(as_text=True))
+    assert found, f"no form with a CSRF token on {path}"
+    return found.group(1)
+
+
+def take_name(client, name: str, **headers):
+    """POST the home page's name form as a browser would."""
+    return client.post(
+        "/me/name", data={"name": name, "csrf_token": token(client)}, headers=headers
+    )
+
+
+def cookie(client, name: str) -> str | None:
+    found = client.get_cookie(name)
+    return found.value if found else None
+
+
+def secret(client) -> str | None:
+    """The session secret `client` holds (its session cookie)."""
+    return cookie(client, SESSION_COOKIE)
+
+
+def signed(client) -> str | None:
+    return cookie(client, PLAYER_COOKIE)

@@ -424,3 +424,90 @@ def test_inviting_is_rate_limited_per_player(tmp_path):
         assert stored(app) == before
     finally:
         app.extensions["domino"].close()
+
+
+# -- as a cluster runs it: the lobby's process beside a shard without a lobby
+
+
+class ClusterBrowser:
+    """One browser's cookies, sent to the lobby for its paths (/me/, /p/) and to the shard
+    for the rest, as nginx would (one secret key for both, docs/cluster.md)."""
+
+    def __init__(self, lobby_app, shard_app) -> None:
+        self.lobby, self.shard = lobby_app.test_client(), shard_app.test_client()
+
+    def request(self, method: str, path: str, **kw):
+        client = self.lobby if path.startswith(("/me/", "/p/")) else self.shard
+        other = self.shard if client is self.lobby else self.lobby
+        answer = client.open(path, method=method, **kw)
+        for cookie in client._cookies.values():
+            other.set_cookie(cookie.key, cookie.value, domain=cookie.domain, path=cookie.path)
+        return answer
+
+    def page(self, path: str):
+        return parse(self.request("GET", path).get_data(as_text=True))
+
+
+def cluster_name(browser: ClusterBrowser, name: str) -> None:
+    form = browser.page("/").one("data-name-form")
+    token = form.one("name", "csrf_token", tag="input").get("value")
+    answer = browser.request("POST", "/me/name", data={"name": name, "csrf_token": token})
+    assert answer.status_code == 303
+
+
+def test_inviting_across_the_lobbys_process_and_a_shard(tmp_path):
+    key = "one-cluster"
+    lobby_app = make_app(
+        tmp_path / "never.sqlite3",
+        LOBBY="only",
+        LOBBY_DB=str(tmp_path / "lobby.sqlite3"),
+        SECRET_KEY=key,
+    )
+    shard_db = tmp_path / "not-the-shards.sqlite3"
+    shard_app = make_app(
+        tmp_path / "s1.sqlite3",
+        SHARD="s1",
+        LOBBY="elsewhere",
+        LOBBY_DB=str(shard_db),
+        SECRET_KEY=key,
+    )
+    try:
+        host, guest = ClusterBrowser(lobby_app, shard_app), ClusterBrowser(lobby_app, shard_app)
+        cluster_name(host, "Ana")
+        cluster_name(guest, "Bob")
+        token = host.page("/").one("name", "csrf_token", tag="input").get("value")
+        created = host.request("POST", "/rooms", data={"csrf_token": token})
+        room_path = created.headers["Location"]
+        room = room_path.rsplit("/", 1)[-1]
+        table = host.page(room_path)
+        form = table.one("data-invite-player")
+        fields = {i.get("name"): i.get("value") for i in form.find_all(tag="input")}
+        header = table.find("hx-headers", tag="body").get("hx-headers")
+        csrf = header.split('"X-CSRFToken": "', 1)[1].split('"', 1)[0]
+        sent = host.request(
+            "POST",
+            form.get("hx-post"),
+            data={**fields, "name": "Bob"},
+            headers={**HTMX, "X-CSRFToken": csrf},
+        )
+        assert sent.status_code == 200, sent.get_data(as_text=True)
+        assert "Invitation sent to" in sent.get_data(as_text=True)
+
+        home = guest.page("/")
+        assert home.one("id", "invitations").get("hx-get") == "/me/invitations"
+        shown = guest.page("/me/invitations").find_all("data-invitation")
+        assert [one.get("data-room") for one in shown] == [room]
+        accept = shown[0].one("data-action", "accept-invitation").parent
+        token = accept.one("name", "csrf_token", tag="input").get("value")
+        went = guest.request("POST", accept.get("action"), data={"csrf_token": token})
+        assert went.headers["Location"] == room_path
+        join = guest.page(room_path).one("data-action", "join").parent
+        token = join.one("name", "csrf_token", tag="input").get("value")
+        assert (
+            guest.request("POST", join.get("action"), data={"csrf_token": token}).status_code == 303
+        )
+        who = host.page(room_path).one("class", "opponent").one("class", "who")
+        assert who.one(tag="bdi").text == "Bob"
+        assert not shard_db.exists()  # the shard never opened a lobby database
+    finally:
+        shard_app.extensions["domino"].close()

@@ -7,6 +7,7 @@ A failing test leaves a Playwright trace and a screenshot of each of its pages i
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ from playwright.sync_api import expect
 
 from domino import dealing, game
 from domino.record import deal_to_dict
+from tests.support.axe import SHOTS, Scanner
 from tests.support.browsing import SEED, TIMEOUT_MS
 from tests.support.live import live_server
 from tests.support.planned_line import planned_server
@@ -157,3 +159,26 @@ def cluster(tmp_path):
         yield processes
     finally:
         processes.stop_all()
+
+
+@pytest.fixture(scope="session")
+def screenshots(request):
+    """The screenshot folder, emptied once per run; its path is written at the end."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for old in [*SHOTS.glob("*.png"), *SHOTS.glob("axe-*.json")]:
+        old.unlink()
+    yield SHOTS
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(f"\naxe screenshots: {SHOTS.resolve()}")
+
+
+@pytest.fixture
+def scan(screenshots, request):
+    """A Scanner; axe's findings of every impact are kept in axe-<test>.json."""
+    scanner = Scanner(screenshots)
+    yield scanner
+    test = re.sub(r"[^\w.-]+", "_", request.node.name)
+    (screenshots / f"axe-{test}.json").write_text(json.dumps(scanner.findings, indent=1))

@@ -12,20 +12,16 @@ not decide) go to axe-*.json beside them.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import re
 from functools import partial
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support import drive
 from tests.support.axe import (
     AXE,
-    SHOTS,
     VENDOR,
-    Scanner,
 )
 from tests.support.browser_computer import Player
 from tests.support.browser_friends import (
@@ -51,29 +47,6 @@ from tests.support.planned_line import BLOCK_OF_14
 MISSING_ROOM = "/r/AAAAAAAAAAAAAAAAAAAAAA"
 # A playable tile that asks for an end when selected (a direct play posts at once instead).
 CHOICE = f"{PLAYABLE}[aria-pressed]"
-
-
-@pytest.fixture(scope="session")
-def screenshots(request):
-    """The screenshot folder, emptied once per run; its path is written at the end."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for old in [*SHOTS.glob("*.png"), *SHOTS.glob("axe-*.json")]:
-        old.unlink()
-    yield SHOTS
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    capture = request.config.pluginmanager.get_plugin("capturemanager")
-    if reporter is not None and capture is not None:
-        with capture.global_and_fixture_disabled():
-            reporter.write_line(f"\naxe screenshots: {SHOTS.resolve()}")
-
-
-@pytest.fixture
-def scan(screenshots, request):
-    """A Scanner; axe's findings of every impact are kept in axe-<test>.json."""
-    scanner = Scanner(screenshots)
-    yield scanner
-    test = re.sub(r"[^\w.-]+", "_", request.node.name)
-    (screenshots / f"axe-{test}.json").write_text(json.dumps(scanner.findings, indent=1))
 
 
 def test_the_vendored_axe_matches_its_checksum():

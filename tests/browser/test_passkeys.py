@@ -11,13 +11,9 @@ a domain for its RP ID, and localhost is a secure context.
 
 from __future__ import annotations
 
-import json
 import re
 
-import pytest
 from playwright.sync_api import expect
-
-from tests.support.axe import SHOTS, Scanner
 
 VIRTUAL = {
     "protocol": "ctap2",
@@ -29,16 +25,6 @@ VIRTUAL = {
 }
 CODE = re.compile(r"^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$")
 NO_WEBAUTHN_JS = "delete window.PublicKeyCredential;"
-
-
-@pytest.fixture
-def scan(request):
-    """A Scanner (tests/support/axe.py); axe's findings go to axe-<test>.json."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    scanner = Scanner(SHOTS)
-    yield scanner
-    test = re.sub(r"[^\w.-]+", "_", request.node.name)
-    (SHOTS / f"axe-{test}.json").write_text(json.dumps(scanner.findings, indent=1))
 
 
 def site(server) -> str:

@@ -9,10 +9,8 @@ of an invitation, and the player page's block button and friend list."""
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import expect
 
-from tests.support.axe import SHOTS, Scanner
 from tests.support.browser_friends import (
     Seat,
     create_room,
@@ -23,12 +21,6 @@ from tests.support.browser_friends import (
 )
 
 POLLS_MS = 3_000  # the home page asks the lobby for its invitations this often
-
-
-@pytest.fixture
-def scan():
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    return Scanner(SHOTS)
 
 
 def take_name(context, base_url: str, name: str):

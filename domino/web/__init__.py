@@ -156,7 +156,7 @@ def _player_globals(app: Flask) -> None:
 
     app.jinja_env.globals["header_player"] = header_player
     # Who is signed in, for the table's invite-by-name form (view/render.py `inviting`).
-    app.extensions["viewer"] = signin.player
+    app.extensions["viewer"] = signin.who
     app.jinja_env.filters["day"] = lambda stamp: format_date(
         datetime.fromtimestamp(stamp, UTC), "medium"
     )

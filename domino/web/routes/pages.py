@@ -35,7 +35,7 @@ from ..forms.rules_form import (
 from ..forms.seeds import first_deal, home_commitment
 from ..live.hub import new_tab
 from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, reply, seated, tables
-from ..signin import player
+from ..signin import who as signed_in
 from ..view.i18n import chosen_language
 from ..view.messages import refusal, status_of
 from ..view.names import reserved_words
@@ -184,7 +184,7 @@ def _named(room, seat: int) -> None:
     """A signed-in browser's seat at a friend's table is called by its player's name (SPEC
     §11: the others see it in place of "your friend"), as if it had typed it as the seat's
     display name; a seat that has one keeps it."""
-    who = player()
+    who = signed_in()
     if who is None or room.kind != "friend" or room.names[seat]:
         return
     with contextlib.suppress(RoomError):  # e.g. the room was deleted meanwhile

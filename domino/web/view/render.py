@@ -123,7 +123,7 @@ def links(room) -> Links:
 
 def inviting(room_id: str) -> Inviting | None:
     """The invite-by-name form's needs, if this request's browser is signed in (the view
-    sits below web/signin.py: init_app gives it `signin.player` as the extension "viewer")."""
+    sits below web/signin.py: init_app gives it `signin.who` as the extension "viewer")."""
     viewer = current_app.extensions.get("viewer")
     who = viewer() if viewer is not None and has_request_context() else None
     if who is None:

@@ -132,9 +132,12 @@ def test_a_pushed_table_keeps_the_invite_form_with_a_proof_that_holds(app):
     """Pushes are drawn outside any request (render_pushed): the form comes from the links
     the seat's socket was opened with, under the player's cookie."""
     host, second = hosting(app, seats="3"), signed(app, "Bob")
-    signed_cookie = host.client.get_cookie("domino_player").value
+    cookies = "; ".join(
+        f"{name}={host.client.get_cookie(name).value}"
+        for name in ("domino_player", "domino_session")
+    )
     services = app.extensions["domino"]
-    with app.test_request_context(headers={"Cookie": f"domino_player={signed_cookie}"}):
+    with app.test_request_context(headers={"Cookie": cookies}):
         conn = Connection(FakeSocket(host.seen), "100.a", "en", links(services.get(host.room)))
     services.hub.attach(host.room, 0, conn)
     pushed_before = len(conn.ws.frames)

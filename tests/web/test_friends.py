@@ -410,6 +410,23 @@ def test_a_guest_display_name_at_two_seats_replaces_your_friend(app):
     assert "<i>" not in host.html.split('class="who"', 1)[1].split("</span>", 1)[0]
 
 
+def test_a_named_guest_at_two_seats_is_named_in_the_move_list_too(app):
+    """Not only the seat box: the host's move list words the guest's moves with the name."""
+    import random
+
+    from domino import game
+    from tests.support.webkit import advance_until, friends
+
+    host, guest = friends(app)
+    guest.post("name", name="Bob")
+    advance_until((host, guest), lambda state: len(state.line) >= 3, random.Random(4))
+    assert game  # the rounds above were played through HTTP, by the rules
+    moves = host.doc.one("data-move-list")
+    theirs = [m for m in moves.find_all("data-move") if m.get("data-seat") == "1"]
+    assert theirs and all("Bob" in m.text for m in theirs)
+    assert "friend" not in moves.text.lower()
+
+
 # -- the rate limit
 
 

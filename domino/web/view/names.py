@@ -1,6 +1,7 @@
 """Who sits where, in words: each seat of a table named as one seat's table calls it.
 
-At two seats the other seat is "your friend" or "the computer", as it always was. At three
+At two seats the other seat is "your friend" (or its player's name, SPEC §11) or "the
+computer". At three
 and four seats a seat is named by where it sits, seen from the viewer: the viewer is South
 and play goes round counter-clockwise, so the next seat is East, the one across is North and
 the one before is West (three seats: East and West). At four seats the one across is the
@@ -51,13 +52,13 @@ def name_of(tv: TableView, seat: int) -> Name:
     """How this seat's table calls `seat`."""
     if seat == tv.seat:
         return Name(gettext("You"), gettext("you"))
-    if tv.rules.seats == 2:
-        if tv.kind == "computer":
-            return Name(gettext("The computer"), gettext("the computer"))
-        return Name(gettext("Your friend"), gettext("your friend"))
+    if tv.rules.seats == 2 and tv.kind == "computer":
+        return Name(gettext("The computer"), gettext("the computer"))
     given = _given(tv, seat)
-    if given:
+    if given:  # a display name, or a signed-in player's name (SPEC §11)
         return Name(given, given, True)
+    if tv.rules.seats == 2:
+        return Name(gettext("Your friend"), gettext("your friend"))
     if tv.rules.teams and (seat - tv.seat) % 4 == 2:
         return Name(gettext("Your partner"), gettext("your partner"))
     where = place(tv, seat)

@@ -36,9 +36,9 @@ def seat_name(tv: TableView, seat: int) -> str:
     """Who sits at `seat`, as this seat's table calls them (web/view/names.py)."""
     if seat == tv.seat:
         return gettext("You")
-    if tv.rules.seats == 2:
-        return gettext("The computer") if tv.kind == "computer" else gettext("Your friend")
-    return name_of(tv, seat).label
+    if tv.rules.seats == 2 and tv.kind == "computer":
+        return gettext("The computer")
+    return name_of(tv, seat).label  # at two seats "Your friend", or the player's name
 
 
 def side_name(tv: TableView, seats) -> Name:

@@ -106,7 +106,7 @@ def announcement(tv: TableView, speak, notice: str | None = None) -> str:
 
 def _their_move(tv: TableView, speak, move: PublicMove) -> str:
     """The other seat's move, in one sentence."""
-    if tv.rules.seats > 2:
+    if tv.rules.seats > 2 or name_of(tv, move.seat).given:
         return _named_move(tv, speak, move)
     computer = tv.kind == "computer"
     if move.action == "play":

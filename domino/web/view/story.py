@@ -97,12 +97,16 @@ def recent(tv: TableView) -> tuple[Recent, ...]:
 
 def who(tv: TableView, seat: int) -> str | Name:
     """`you`, `computer` or `friend`: whose move it is, as this seat's table words it; at a
-    table of three or four, another seat's `Name` (web/view/names.py)."""
+    table of three or four, or for a friend with a name, another seat's `Name`
+    (web/view/names.py)."""
     if seat == tv.seat:
         return "you"
     if tv.rules.seats > 2:
         return name_of(tv, seat)
-    return "computer" if tv.kind == "computer" else "friend"
+    if tv.kind == "computer":
+        return "computer"
+    name = name_of(tv, seat)
+    return name if name.given else "friend"
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import current_app, g, request
+from flask import abort, current_app, g, make_response, redirect, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from ..lobby import Lobby, Player, Session
@@ -38,6 +38,30 @@ class SignedIn:
 def lobby() -> Lobby | None:
     """The lobby's database in this process (None on a shard of a cluster: it has none)."""
     return current_app.extensions.get("lobby")
+
+
+def the_lobby() -> Lobby:
+    """The lobby's database for a lobby path; 404 on a shard of a cluster, where nginx sends
+    those paths to the lobby's process and none should arrive."""
+    store = lobby()
+    if store is None:
+        abort(404)
+    return store
+
+
+def own_session() -> tuple[Session, Player]:
+    """This browser's live session and its player, or the refusal (403) of what needs them."""
+    found = session()
+    if found is None:
+        abort(403)
+    return found
+
+
+def go(target: str):
+    """Send the browser to `target` after a form: a 303, or for htmx its HX-Redirect."""
+    if request.headers.get("HX-Request"):
+        return make_response("", 200, {"HX-Redirect": target})
+    return redirect(target, 303)
 
 
 def _signer() -> URLSafeTimedSerializer:

@@ -22,7 +22,6 @@ from flask import (
     abort,
     current_app,
     g,
-    make_response,
     redirect,
     render_template,
     request,
@@ -31,7 +30,7 @@ from flask import (
 
 from ...lobby.friends import LastSeen
 from ..guard.security import error_page
-from ..signin import lobby, session
+from ..signin import go, lobby, own_session, session, the_lobby
 from ..view.messages import refusal, status_of
 from ..view.proofs import proven_seat
 from ..view.render import Inviting
@@ -43,30 +42,8 @@ NO_STORE = {"Cache-Control": "no-store"}
 SEEN_BY = frozenset({"players.bar", "friends.invitations", "friends.sent"})
 
 
-def _lobby():
-    store = lobby()
-    if store is None:  # a shard of a cluster: nginx sends these paths to the lobby
-        abort(404)
-    return store
-
-
-def _own():
-    """This browser's session and player, or the refusal (403) of an action that needs them."""
-    found = session()
-    if found is None:
-        abort(403)
-    return found
-
-
 def _htmx() -> bool:
     return bool(request.headers.get("HX-Request"))
-
-
-def _go(target: str):
-    """Send the browser to `target`: a redirect, or for htmx its HX-Redirect."""
-    if _htmx():
-        return make_response("", 200, {"HX-Redirect": target})
-    return redirect(target, 303)
 
 
 def _refused(code: str):
@@ -107,7 +84,7 @@ def invite():
     nobody signed in, a proof that is not this player's at this room, a name nobody holds
     (or a player either of the two blocks: "no such player" too, so a block is never told),
     oneself, or one invitation too many."""
-    store = _lobby()
+    store = the_lobby()
     room = request.form.get("room", "")[:64]
     proof = request.form.get("proof", "")[:400]
     typed = request.form.get("name", "")
@@ -197,20 +174,20 @@ def invitations():
 def accept(invitation_id: str):
     """Accept an open invitation: to the room's invitation page, whose join form posts itself
     and seats this browser exactly as the link would."""
-    _live, who = _own()
-    answered = _lobby().answer(who.id, invitation_id[:64], accept=True)
+    _live, who = own_session()
+    answered = the_lobby().answer(who.id, invitation_id[:64], accept=True)
     if answered is None:
         return _refused("no-invitation")
-    return _go(url_for("pages.room", room_id=answered.room))
+    return go(url_for("pages.room", room_id=answered.room))
 
 
 @bp.post("/me/invitations/<invitation_id>/decline")
 def decline(invitation_id: str):
     """Decline an open invitation: the host's table says so at its next poll."""
-    _live, who = _own()
-    if _lobby().answer(who.id, invitation_id[:64], accept=False) is None:
+    _live, who = own_session()
+    if the_lobby().answer(who.id, invitation_id[:64], accept=False) is None:
         return _refused("no-invitation")
-    return _go(url_for("pages.home"))
+    return go(url_for("pages.home"))
 
 
 # -- blocking, and the friend list on the player page
@@ -218,8 +195,8 @@ def decline(invitation_id: str):
 
 def _other(name: str):
     """The signed-in player and the player named `name` (404 for nobody, 400 for oneself)."""
-    _live, who = _own()
-    other = _lobby().player_named(name) if len(name) <= 60 else None
+    _live, who = own_session()
+    other = the_lobby().player_named(name) if len(name) <= 60 else None
     if other is None:
         abort(404)
     if other.id == who.id:
@@ -233,8 +210,8 @@ def block(name: str):
     who, other, refused = _other(name)
     if refused is not None:
         return refused
-    _lobby().block(who.id, other.id)
-    return _go(url_for("players.page", name=other.name))
+    the_lobby().block(who.id, other.id)
+    return go(url_for("players.page", name=other.name))
 
 
 @bp.post("/p/<name>/unblock")
@@ -243,8 +220,8 @@ def unblock(name: str):
     who, other, refused = _other(name)
     if refused is not None:
         return refused
-    _lobby().unblock(who.id, other.id)
-    return _go(url_for("players.page", name=other.name))
+    the_lobby().unblock(who.id, other.id)
+    return go(url_for("players.page", name=other.name))
 
 
 @bp.app_template_global()

@@ -40,7 +40,7 @@ from ...lobby.ceremonies import (
     finish_sign_in,
     relying_party,
 )
-from ..signin import browser_label, lobby, session, sign_in
+from ..signin import browser_label, lobby, session, sign_in, the_lobby
 from ..view.messages import refusal, status_of
 
 bp = Blueprint("passkeys", __name__)
@@ -51,13 +51,6 @@ MAX_NAME = 40  # characters of a passkey's name
 MAX_CODE = 64  # characters of a typed recovery code (a real one has 14)
 MAX_ID = 1400  # characters of a credential id in base64url (at most 1023 bytes)
 NO_STORE = {"Cache-Control": "no-store"}
-
-
-def _lobby():
-    store = lobby()
-    if store is None:  # a shard of a cluster: nginx sends these paths to the lobby
-        abort(404)
-    return store
 
 
 def _rp():
@@ -113,7 +106,7 @@ def passkey_context():
 @bp.post("/me/passkeys/options")
 def register_options():
     """The options of navigator.credentials.create() for this player's next passkey."""
-    store = _lobby()
+    store = the_lobby()
     found = session()
     if found is None:
         return _json_refusal("not-signed-in")
@@ -126,7 +119,7 @@ def register_options():
 def register():
     """Verify the new credential and keep it as the player's passkey. The first one also
     makes the ten recovery codes, shown once in the answer; later ones answer the list."""
-    store = _lobby()
+    store = the_lobby()
     found = session()
     challenge_id = browser.pop(REGISTERING, None)  # spent, whatever comes of it
     if found is None:
@@ -182,7 +175,7 @@ def _own_page(code: str):
         "player.html",
         shown=who,
         own=True,
-        sessions=_lobby().sessions(who.id),
+        sessions=the_lobby().sessions(who.id),
         current=live.id,
         passkey_error=refusal(code),
     )
@@ -192,7 +185,7 @@ def _own_page(code: str):
 @bp.post("/me/passkeys/<encoded>/rename")
 def rename(encoded: str):
     """Rename one of this player's passkeys."""
-    store = _lobby()
+    store = the_lobby()
     found = session()
     if found is None:
         abort(403)
@@ -209,7 +202,7 @@ def rename(encoded: str):
 @bp.post("/me/passkeys/<encoded>/remove")
 def remove(encoded: str):
     """Remove one of this player's passkeys; never the last one while no code is left."""
-    store = _lobby()
+    store = the_lobby()
     found = session()
     if found is None:
         abort(403)
@@ -230,7 +223,7 @@ def remove(encoded: str):
 @bp.post("/me/sign-in/options")
 def sign_in_options():
     """The options of navigator.credentials.get(): any passkey of this site may answer."""
-    store = _lobby()
+    store = the_lobby()
     if session() is not None:
         return _json_refusal("signed-in-already")
     challenge, options = begin_sign_in(store, _rp())
@@ -241,7 +234,7 @@ def sign_in_options():
 @bp.post("/me/sign-in", endpoint="sign_in")
 def sign_in_with_passkey():
     """Verify the assertion; its player is signed in on this browser (a new session)."""
-    store = _lobby()
+    store = the_lobby()
     challenge_id = browser.pop(SIGNING_IN, None)  # spent, whatever comes of it
     if session() is not None:
         return _json_refusal("signed-in-already")
@@ -258,7 +251,7 @@ def sign_in_with_passkey():
 @bp.post("/me/recover")
 def recover():
     """Sign in with a recovery code: its player gets a new session here, the code is spent."""
-    store = _lobby()
+    store = the_lobby()
     typed = request.form.get("code", "")
     if session() is not None:
         return _recover_refused("signed-in-already")

@@ -4,35 +4,31 @@ nginx sends them to the lobby's process (docs/cluster.md)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
+from flask import Blueprint, make_response, render_template, request, url_for
 
 from ...lobby import NameTaken
 from ...players import names
-from ..signin import browser_label, lobby, player, session, sign_in, sign_out
+from ..signin import (
+    browser_label,
+    go,
+    lobby,
+    own_session,
+    player,
+    session,
+    sign_in,
+    sign_out,
+    the_lobby,
+)
 from ..view.messages import refusal, status_of
 from ..view.names import reserved_words
 
 bp = Blueprint("players", __name__)
 
 
-def _lobby():
-    store = lobby()
-    if store is None:  # a shard of a cluster: nginx sends these paths to the lobby
-        abort(404)
-    return store
-
-
-def _go(target: str):
-    """Send the browser to `target`: a redirect, or for htmx its HX-Redirect."""
-    if request.headers.get("HX-Request"):
-        return make_response("", 200, {"HX-Redirect": target})
-    return redirect(target, 303)
-
-
 @bp.post("/me/name")
 def take_name():
     """Take a name: the browser becomes that player, signed in (SPEC §11)."""
-    store = _lobby()
+    store = the_lobby()
     typed = request.form.get("name", "")
     if session() is not None:
         return _name_refused(typed, "name-signed-in")
@@ -43,7 +39,7 @@ def take_name():
         return _name_refused(typed, refused.code)
     except NameTaken:
         return _name_refused(typed, "name-taken")
-    return sign_in(_go(url_for("pages.home")), who, secret)
+    return sign_in(go(url_for("pages.home")), who, secret)
 
 
 def _name_refused(typed: str, code: str):
@@ -68,7 +64,7 @@ def bar():
 @bp.get("/p/<name>")
 def page(name: str):
     """A player's page: their name; to the player alone, their sessions (SPEC §11)."""
-    store = _lobby()
+    store = the_lobby()
     shown = store.player_named(name) if len(name) <= 60 else None
     if shown is None:
         return render_template("missing_player.html"), 404
@@ -88,22 +84,14 @@ def page(name: str):
     return response
 
 
-def _own():
-    """This browser's session and player, or the refusal (403) of a page that needs them."""
-    found = session()
-    if found is None:
-        abort(403)
-    return found
-
-
 @bp.post("/me/sessions/<session_id>/end")
 def end_session(session_id: str):
     """End one of this player's sessions (another browser is signed out)."""
-    live, who = _own()
+    live, who = own_session()
     if session_id == live.id:
         return sign_out_this()
-    _lobby().end_session(who.id, session_id[:64])
-    return _go(url_for("players.page", name=who.name))
+    the_lobby().end_session(who.id, session_id[:64])
+    return go(url_for("players.page", name=who.name))
 
 
 @bp.post("/me/sign-out")
@@ -111,23 +99,23 @@ def sign_out_this():
     """Sign this browser out: its session ends, its cookies are deleted."""
     found = session()
     if found is not None:
-        _lobby().end_session(found[1].id, found[0].id)
-    return sign_out(_go(url_for("pages.home")))
+        the_lobby().end_session(found[1].id, found[0].id)
+    return sign_out(go(url_for("pages.home")))
 
 
 @bp.post("/me/delete")
 def delete():
     """Delete this player's account, once they typed its name to confirm."""
-    _live, who = _own()
+    _live, who = own_session()
     if names.canonical(request.form.get("confirm", "")) != who.canonical:
         html = render_template(
             "player.html",
             shown=who,
             own=True,
-            sessions=_lobby().sessions(who.id),
+            sessions=the_lobby().sessions(who.id),
             current=_live.id,
             delete_error=refusal("delete-unconfirmed"),
         )
         return html, 400, {"Cache-Control": "no-store"}
-    _lobby().delete_player(who.id)
-    return sign_out(_go(url_for("pages.home", deleted=1)))
+    the_lobby().delete_player(who.id)
+    return sign_out(go(url_for("pages.home", deleted=1)))

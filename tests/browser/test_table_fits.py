@@ -35,8 +35,9 @@ from tests.support.browser_friends import (
 )
 from tests.support.browser_matches import CARD, fill_card
 from tests.support.browser_tables import (
-    LIVE,
+    DRAW_OR_PASS,
     MAX_MOVES,
+    PLAYABLE,
     click_a_move,
     open_table,
     play_out_on_server,
@@ -205,8 +206,9 @@ def computer_table(open_context, url: str, preset: str) -> Table:
     page.locator('[data-action="play-computer"]').click()
     expect(page.locator("[data-hand] [data-tile]").first).to_be_visible()
     expect(page.locator('[data-turn="you"]')).to_have_count(1)  # the computer opened, if it did
-    # The table acts once it came over the page's own socket: until then no tile is playable.
-    expect(page.locator(LIVE)).to_have_count(1, timeout=COMPUTER_MS)
+    # The table acts once it came over the page's own socket: until then no tile is playable
+    # and no Draw or Pass is enabled (the name form's data-live says so only at three seats).
+    page.wait_for_selector(f"{PLAYABLE}, {DRAW_OR_PASS}", timeout=COMPUTER_MS)
     return Table([page], 3 if preset == "three" else 2)
 
 

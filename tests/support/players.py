@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 
 from domino.web.signin import PLAYER_COOKIE, SESSION_COOKIE
 
@@ -35,3 +36,14 @@ def secret(client) -> str | None:
 
 def signed(client) -> str | None:
     return cookie(client, PLAYER_COOKIE)
+
+
+def lobby_rows(app, sql: str, params=()) -> list[dict]:
+    """Rows of the app's lobby database, read on a connection of the test's own (the lobby's
+    reads and writes are its own business)."""
+    conn = sqlite3.connect(app.config["LOBBY_DB"])
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(row) for row in conn.execute(sql, params)]
+    finally:
+        conn.close()

@@ -23,6 +23,7 @@ from domino import game
 from domino.lobby import keys as lobby_keys
 from domino.web.view.messages import refusal
 from tests.support.authenticator import Authenticator, b64url, unb64url
+from tests.support.players import lobby_rows
 from tests.support.webkit import FakeSocket, friends, make_app, seat_on_turn
 
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -120,19 +121,19 @@ def lobby_of(app):
 def state(app) -> dict:
     """What a refusal must leave as it was: sessions, passkeys (with counters and names) and
     recovery codes (spent or not)."""
-    lobby = lobby_of(app)
     return {
-        "sessions": lobby._rows("SELECT id, player, hash, used_at FROM sessions ORDER BY id"),
-        "passkeys": lobby._rows(
+        "sessions": lobby_rows(app, "SELECT id, player, hash, used_at FROM sessions ORDER BY id"),
+        "passkeys": lobby_rows(
+            app,
             "SELECT credential_id, player, sign_count, name, used_at FROM passkeys"
-            " ORDER BY credential_id"
+            " ORDER BY credential_id",
         ),
-        "codes": lobby._rows("SELECT player, hash, spent_at FROM recovery_codes ORDER BY hash"),
+        "codes": lobby_rows(app, "SELECT player, hash, spent_at FROM recovery_codes ORDER BY hash"),
     }
 
 
 def challenges(app) -> int:
-    return lobby_of(app)._row("SELECT count(*) AS n FROM challenges")["n"]
+    return lobby_rows(app, "SELECT count(*) AS n FROM challenges")[0]["n"]
 
 
 def refused(response, code: str, status: int) -> None:

@@ -13,7 +13,7 @@ import logging
 import pytest
 
 from domino.web.signin import PLAYER_COOKIE, SESSION_COOKIE
-from tests.support.players import secret, signed, take_name, token
+from tests.support.players import lobby_rows, secret, signed, take_name, token
 from tests.support.webkit import make_app, parse
 
 
@@ -27,11 +27,11 @@ def lobby(app):
 
 
 def players(app) -> int:
-    return lobby(app)._row("SELECT count(*) AS n FROM players")["n"]
+    return lobby_rows(app, "SELECT count(*) AS n FROM players")[0]["n"]
 
 
 def sessions(app) -> int:
-    return lobby(app)._row("SELECT count(*) AS n FROM sessions")["n"]
+    return lobby_rows(app, "SELECT count(*) AS n FROM sessions")[0]["n"]
 
 
 def shown_player(client, path: str = "/") -> str | None:
@@ -58,7 +58,7 @@ def test_taking_a_name_signs_the_browser_in_with_two_safe_cookies(app):
     assert shown_player(client) == "Ana"
     assert parse(client.get("/").get_data(as_text=True)).find("data-name-form") is None
     # The lobby keeps the secret's hash only: the secret is nowhere in its database file.
-    stored = lobby(app)._row("SELECT hash FROM sessions")["hash"]
+    stored = lobby_rows(app, "SELECT hash FROM sessions")[0]["hash"]
     assert stored != secret(client) and len(stored) == 64
     data = b"".join(p.read_bytes() for p in lobby(app).path.parent.glob("lobby.sqlite3*"))
     assert secret(client).encode() not in data

@@ -355,3 +355,16 @@ def test_the_background_waves_seat_at_once_when_someone_joins(app):
         assert lobby(app).seated(player_id(ana)).room == lobby(app).seated(player_id(bob)).room
     finally:
         wave.stop()
+
+
+# -- help
+
+
+@pytest.mark.parametrize("lang", ["en", "nl", "pl", "fr"])
+def test_the_help_explains_quick_match_and_the_computer_fill(app, lang):
+    client = app.test_client()
+    client.set_cookie("lang", lang)
+    doc = parse(client.get("/help").get_data(as_text=True))
+    text = doc.one("id", "quick-match").text
+    assert len(text) >= 400 and "30" in text
+    assert doc.one("class", "toc").find("href", "#quick-match") is not None

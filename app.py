@@ -39,6 +39,10 @@ def create_app(config=None):
         # The site's address as browsers see it ("https://domino.example"): the passkeys' origin
         # and relying party; unset, each request's own scheme and host.
         ORIGIN=os.environ.get("DOMINO_ORIGIN") or None,
+        # Quick match (SPEC §12): a table not full after FILL_SECONDS gets the computer; the
+        # lobby pairs its queue every WAVE_SECONDS (and at once when someone joins).
+        FILL_SECONDS=float(os.environ.get("DOMINO_FILL_SECONDS", "30")),
+        WAVE_SECONDS=float(os.environ.get("DOMINO_WAVE_SECONDS", "2")),
     )
     if config:
         app.config.update(config)

@@ -158,6 +158,35 @@ def create(
     return decision.then(fresh_deal(decision.room, rng))
 
 
+PUBLIC_LEVEL = "hard"  # the computer's level in a public room's free seats (SPEC §12)
+
+
+def create_public(room_id: str, rules: Rules, seats, rng) -> Decision:
+    """A public room (SPEC §12), full at once: `seats` gives by seat a person's (secret
+    hash, name) or None for the computer, at PUBLIC_LEVEL; then the first deal. The same
+    events as every room's ("rules", "seat", "name", "level", the deal), so it folds as they
+    do; only its kind differs."""
+    if len(seats) != rules.seats or all(seat is None for seat in seats):
+        raise RoomError("bad-seat")
+    events = [rules_event(rules)]
+    for seat, held in enumerate(seats):
+        if held is None:
+            events.append(level_event(seat, PUBLIC_LEVEL))
+        else:
+            digest, shown = held
+            events += [("seat", {"seat": seat, "hash": digest}), name_event(seat, shown)]
+    decision = Decision.of(empty(room_id, "public"), 0).then(events)
+    return decision.then(fresh_deal(decision.room, rng))
+
+
+def reseat(room: Room, seat: int, secret: str) -> Decision:
+    """A public room's person seat is given to the browser that holds `secret` (its seat
+    grant was checked and is spent with this event): the seat's hash is replaced."""
+    if room.kind != "public" or room.seats[seat] is None:
+        raise RoomError("bad-seat")
+    return Decision.of(room, seat).then([("seat", {"seat": seat, "hash": secret_hash(secret)})])
+
+
 def join(room: Room, secret: str | None, fresh: Callable[[], str], params: dict | None, rng):
     """Seat a browser: its own seat back, else the first free seat (with the secret `fresh()`
     makes, called only then), else none; the decision, the seat and its secret.
@@ -236,6 +265,8 @@ def set_level(room: Room, by: int, level: str, seat: int | None = None) -> Decis
     seat that nobody holds); hands and line stay. Levels are the creator's to switch (or
     the one person's at the table); the level of a seat the computer plays for an away
     player is not the others' to switch."""
+    if room.kind == "public":
+        raise RoomError("public-table")  # the computer plays "hard" there, always
     if not any(room.bots):
         raise RoomError("not-computer")
     if by not in room.humans or (by != 0 and len(room.humans) > 1):
@@ -253,6 +284,8 @@ def set_level(room: Room, by: int, level: str, seat: int | None = None) -> Decis
 
 def name(room: Room, seat: int, text: str, reserved: Iterable[str] = ()) -> Decision:
     """A seat's display name ("" for none; see `name_event`), if it changes."""
+    if room.kind == "public":
+        raise RoomError("public-table")  # a public seat is called by its player's name
     event = name_event(seat, text, reserved)
     if room.names[seat] == event[1]["name"]:
         return Decision.of(room, seat)

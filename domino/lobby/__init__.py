@@ -13,6 +13,7 @@ from .accounts import Accounts, NameTaken, Player, Session
 from .database import LobbyDatabase
 from .friends import Friends, Invitation
 from .keys import Challenge, Challenges, Keys, KnownCredential, LastPasskey, Passkey
+from .queue import Queue, Queued, Seated
 
 __all__ = [
     "Challenge",
@@ -23,11 +24,13 @@ __all__ = [
     "NameTaken",
     "Passkey",
     "Player",
+    "Queued",
+    "Seated",
     "Session",
 ]
 
 
-class Lobby(Accounts, Keys, Challenges, Friends, LobbyDatabase):
+class Lobby(Accounts, Keys, Challenges, Friends, Queue, LobbyDatabase):
     """The lobby's database. `canonical(name)` gives a name's unique form (the app passes
     `domino.players.names`'s); `key` makes stored secret hashes HMACs under it."""
 

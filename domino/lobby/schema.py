@@ -97,3 +97,22 @@ def m002_challenges(db: Database) -> None:
     )
     db["challenges"].create_index(["created_at"])
     db["recovery_codes"].create_index(["hash"])
+
+
+@migrations()
+def m003_queue(db: Database) -> None:
+    """Quick match (SPEC §12): who waits for which public game (and stake), since when, one
+    entry per player; and where a wave seated a player (the room, the path of their seat
+    grant, when), read by their waiting page, one row per player, replaced by the next. No
+    foreign keys: a deleted player's entry names nobody, and the next wave drops it."""
+    db["queue"].create(
+        {"player": str, "game": str, "stake": int, "since": float},
+        pk="player",
+        not_null={"game", "stake", "since"},
+    )
+    db["queue"].create_index(["since"])
+    db["queue_seated"].create(
+        {"player": str, "room": str, "grant": str, "at": float},
+        pk="player",
+        not_null={"room", "grant", "at"},
+    )

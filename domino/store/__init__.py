@@ -56,6 +56,15 @@ def m003_fair_nonces_and_reviews(db: Database) -> None:
     )
 
 
+@migrations()
+def m004_seat_grants(db: Database) -> None:
+    """The public rooms' single-use seat grants that were used (web/live/grants.py): a grant's
+    id is spent in the same transaction as the seat it gives."""
+    db["seat_grants"].create({"grant": str, "room": str, "at": float}, pk="grant")
+    db["seat_grants"].create_index(["at"])
+
+
+GRANT_KEPT_SECONDS = 3600  # a spent grant is kept well past the last moment its token verifies
 NONCE_SECONDS = 3600  # how long a home page's fair-deal token verifies (its max_age)
 # How long a spent nonce is kept: well past the last moment its token could still verify.
 # itsdangerous compares whole seconds (a token signed at 10.9 s verifies until 3611 s), and a
@@ -65,6 +74,10 @@ NONCE_KEPT_SECONDS = 2 * NONCE_SECONDS
 
 class Conflict(Exception):
     """The event number is already taken: somebody else wrote first."""
+
+
+class Spent(Exception):
+    """A single-use seat grant was used before."""
 
 
 class Store:
@@ -158,12 +171,22 @@ class Store:
 
         self._write(create)
 
-    def append(self, room: str, seq: int, events: list[tuple[str, dict]], records=()) -> None:
+    def append(
+        self,
+        room: str,
+        seq: int,
+        events: list[tuple[str, dict]],
+        records=(),
+        grant: str | None = None,
+    ) -> None:
         """Append events numbered from `seq`, and the `(seq, record)` of rounds they finish;
-        raise Conflict if `seq` is taken."""
+        raise Conflict if `seq` is taken. `grant` (a seat grant's id) is spent with them, in
+        the same transaction: Spent if it was before, and then nothing is written."""
         now = time.time()
 
         def append(conn: sqlite3.Connection) -> None:
+            if grant is not None:
+                _spend_grant(conn, grant, room, now)
             _insert(conn, room, seq, events, now)
             conn.execute("UPDATE rooms SET touched_at = ? WHERE id = ?", [now, room])
             _insert_records(conn, room, records)
@@ -258,6 +281,17 @@ def _spend(conn: sqlite3.Connection, nonce: str, now: float) -> None:
         raise Conflict(f"nonce {nonce} was used") from error
 
 
+def _spend_grant(conn: sqlite3.Connection, grant: str, room: str, now: float) -> None:
+    """Mark a seat grant used (forgetting those no token can use any more); Spent if it was."""
+    conn.execute("DELETE FROM seat_grants WHERE at < ?", [now - GRANT_KEPT_SECONDS])
+    try:
+        conn.execute(
+            "INSERT INTO seat_grants (grant, room, at) VALUES (?, ?, ?)", [grant, room, now]
+        )
+    except sqlite3.IntegrityError as error:
+        raise Spent(f"seat grant {grant} was used") from error
+
+
 def _purge_nonces(conn: sqlite3.Connection, now: float) -> None:
     """Delete the nonces spent longer ago than NONCE_KEPT_SECONDS: no token of theirs verifies."""
     conn.execute("DELETE FROM fair_nonces WHERE at < ?", [now - NONCE_KEPT_SECONDS])
@@ -279,7 +313,7 @@ def _purge(conn: sqlite3.Connection, cutoff: float) -> list[str]:
     """Delete the rooms last touched before `cutoff`, with all they hold; their ids."""
     ids = [row[0] for row in conn.execute("SELECT id FROM rooms WHERE touched_at < ?", [cutoff])]
     for room in ids:
-        for table in ("records", "reviews", "events"):
+        for table in ("records", "reviews", "events", "seat_grants"):
             conn.execute(f"DELETE FROM {table} WHERE room = ?", [room])
         conn.execute("DELETE FROM rooms WHERE id = ?", [room])
     return ids

@@ -13,10 +13,10 @@ import threading
 from .. import commands
 from ..commands import Decision
 from ..dealing import FirstDeal
-from ..room import IDLE_SECONDS, Room, RoomError, fold, new_room_id, new_secret
+from ..room import IDLE_SECONDS, Room, RoomError, fold, new_room_id, new_secret, secret_hash
 from ..room_records import finished_records
 from ..rules import DEFAULT, Rules
-from . import Conflict, Store
+from . import Conflict, Spent, Store
 
 
 class Rooms:
@@ -85,7 +85,18 @@ class Rooms:
         self._cache[room_id] = decision.room
         return decision.room, secret
 
-    def commit(self, decision: Decision) -> Room:
+    def create_public(self, rules: Rules, seats) -> Room:
+        """A public room (`commands.create_public`), stored: `seats` gives by seat a person's
+        name or None for the computer. Each person's seat is held by a secret nobody is given
+        (a grant replaces it: `commands.reseat`); returns the room and nothing else secret."""
+        room_id = new_room_id(self.shard)
+        held = [None if name is None else (secret_hash(new_secret()), name) for name in seats]
+        decision = commands.create_public(room_id, rules, held, self.rng)
+        self.store.create_room(room_id, "public", list(decision.events))
+        self._cache[room_id] = decision.room
+        return decision.room
+
+    def commit(self, decision: Decision, grant: str | None = None) -> Room:
         """Store a decision's events and the records of the rounds they finish, and cache the
         room they fold to; RoomError("stale") if the room moved on meanwhile (the `(room,
         seq)` key). A decision of no events changes nothing."""
@@ -94,8 +105,10 @@ class Rooms:
         before = decision.before
         try:
             self.store.append(
-                before.id, before.seq + 1, list(decision.events), list(decision.records)
+                before.id, before.seq + 1, list(decision.events), list(decision.records), grant
             )
+        except Spent as error:
+            raise RoomError("grant-used") from error
         except Conflict as error:
             self.evict(before.id)
             raise RoomError("stale") from error

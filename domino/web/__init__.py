@@ -22,15 +22,16 @@ from ..store.cache import Rooms
 from .live.computer import Computer
 from .live.hub import Hub
 from .live.tables import Tables
+from .live.waves import Waves, in_process
 from .view.faces import face
 from .view.messages import error_message, refusal
 
 csrf = CSRFProtect()
 # The lobby's paths (SPEC §11): in a cluster nginx sends these prefixes to the lobby's own
 # process (domino/cluster/templates/nginx.conf reads this tuple), which serves them alone. A new
-# lobby blueprint (passkeys, friends, ...) puts its routes under one of them; the League
-# (`/league`) and public tables (`/play/`) will be added here when they come.
-LOBBY_PREFIXES = ("/me/", "/p/")
+# lobby blueprint (passkeys, friends, ...) puts its routes under one of them; quick match is
+# under `/play/` (routes/play.py); the League (`/league`) will be added here when it comes.
+LOBBY_PREFIXES = ("/me/", "/p/", "/play/")
 # What the lobby's process serves besides them: its pages' static files (nginx serves those
 # itself in a cluster), the language switch and the liveness probe.
 LOBBY_ALSO = ("static", "i18n.switch", "pages.healthz")
@@ -44,7 +45,17 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     `url_for`, but only the lobby's paths (`LOBBY_PREFIXES`, `LOBBY_ALSO`) are answered; any
     other is 404. Returns the rooms' services (None in the lobby's process)."""
     from .guard import limits, security
-    from .routes import friends, languages, pages, passkeys, players, review, seating, sockets
+    from .routes import (
+        friends,
+        languages,
+        pages,
+        passkeys,
+        play,
+        players,
+        review,
+        seating,
+        sockets,
+    )
     from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
@@ -62,6 +73,13 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     services = None if where == "only" else open_rooms(app, rng)
     if where != "elsewhere":
         app.extensions["lobby"] = open_lobby(app)
+    if where == "here":  # quick match's waves open rooms on this process's rooms' owner
+        app.extensions["waves"] = Waves(
+            app.extensions["lobby"],
+            in_process(services),
+            fill=app.config["FILL_SECONDS"],
+            every=app.config["WAVE_SECONDS"],
+        )
     if where == "only":
         app.before_request(_lobby_paths_only)  # first, before CSRF's and the limits' checks
     _player_globals(app)
@@ -73,6 +91,7 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     app.register_blueprint(players.bp)
     app.register_blueprint(friends.bp)
     app.register_blueprint(passkeys.bp)
+    app.register_blueprint(play.bp)
     sockets.sock.init_app(app)
     limits.init_app(app)
 
@@ -165,14 +184,25 @@ def _player_globals(app: Flask) -> None:
 def start_background(app: Flask) -> None:
     """Start what runs beside the requests, from the server's own hooks (gunicorn.conf.py's
     post_worker_init, app.py's development server), never from the factory: the computer's
-    deciders, and the sweep that deletes idle rooms every PURGE_EVERY_SECONDS (0: none)."""
+    deciders, the sweep that deletes idle rooms every PURGE_EVERY_SECONDS (0: none), and quick
+    match's waves when the lobby is in this process (`stop_background` stops them)."""
     services = app.extensions.get("domino")
     if services is None:  # the lobby's process: no rooms, no computer, nothing to sweep
         return
     services.computer.start()
+    waves = app.extensions.get("waves")
+    if waves is not None:
+        waves.start()
     sweep = app.config.get("PURGE_EVERY_SECONDS", 3600)
     if sweep:
         _start_sweeper(services, sweep)
+
+
+def stop_background(app: Flask) -> None:
+    """Stop quick match's waves (tests, before the databases close)."""
+    waves = app.extensions.get("waves")
+    if waves is not None:
+        waves.stop()
 
 
 def _start_sweeper(rooms: Tables, every: float) -> None:

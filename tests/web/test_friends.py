@@ -495,7 +495,7 @@ def test_inviting_across_the_lobbys_process_and_a_shard(tmp_path):
         host, guest = ClusterBrowser(lobby_app, shard_app), ClusterBrowser(lobby_app, shard_app)
         cluster_name(host, "Ana")
         cluster_name(guest, "Bob")
-        token = host.page("/").one("name", "csrf_token", tag="input").get("value")
+        token = host.page("/").find("name", "csrf_token", tag="input").get("value")
         created = host.request("POST", "/rooms", data={"csrf_token": token})
         room_path = created.headers["Location"]
         room = room_path.rsplit("/", 1)[-1]

@@ -13,19 +13,30 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+from dataclasses import dataclass, replace
 
 from ... import commands
 from ...commands import Decision
 from ...events import DRAW
 from ...game import IllegalMove, legal_actions
 from ...room import DRAW_UNTIL, Room, RoomError, new_secret
-from ...rules import DEFAULT, Rules
+from ...rules import DEFAULT, PRESETS, Rules
 from ...store.cache import Rooms
 from ...views import table_view
 from ..view.messages import answered
 from ..view.render import render_pushed, render_superseded
 from .away import Away
+from .grants import grant_token
 from .hub import Connection, Hub, Superseded
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A public room just opened: its id, and each person's seat grant as a path under the
+    app's root (`/r/<room>/grant?token=...`), by player id."""
+
+    room: str
+    grants: dict[str, str]
 
 
 class Tables:
@@ -52,7 +63,10 @@ class Tables:
         """What `seat` sees of `room` now, its company's presence included."""
         present = self.hub.present(room.id)
         left = self.away_left(room, present)
-        return table_view(room, seat, present, live, self.away_long(room), left)
+        tv = table_view(room, seat, present, live, self.away_long(room), left)
+        if room.kind == "public":  # worded as the room it is like (data-public: web/view/render.py)
+            tv = replace(tv, kind=public_words(room, seat))
+        return tv
 
     def away_long(self, room: Room) -> frozenset[int]:
         """The seats whose players have been away long enough to hand them to the computer."""
@@ -78,6 +92,34 @@ class Tables:
         """A new room under `rules` and its creator's secret; the computer starts if it opens
         (`counter`, `first`: see `Rooms.create`)."""
         room, secret = self.rooms.create(kind, level, rules, counter, first)
+        self.nudge(room)
+        return room, secret
+
+    def create_public(self, game: str, seats) -> Opened:
+        """A public room of the public game `game` (SPEC §12: `PRESETS[game]`), full at once:
+        `seats` lists by seat a person's (player id, name), or None for the computer (at
+        "hard"). Each person gets a single-use seat grant (web/live/grants.py). The one
+        narrow function the lobby's waves call (web/live/waves.py)."""
+        rules = PRESETS[game]
+        room = self.rooms.create_public(rules, [None if s is None else s[1] for s in seats])
+        key = self.app.config["SECRET_KEY"]
+        grants = {}
+        for seat, held in enumerate(seats):
+            if held is not None:
+                token = grant_token(key, room.id, seat, held[0])
+                grants[held[0]] = f"/r/{room.id}/grant?token={token}"
+        self.nudge(room)
+        return Opened(room.id, grants)
+
+    def redeem(self, room_id: str, seat: int, grant: str) -> tuple[Room, str]:
+        """Give a public room's seat to the browser that brought its grant (checked by the
+        caller): a fresh secret replaces the seat's, and the grant id is spent in the same
+        write; RoomError("grant-used") if it was spent before (then nothing changes)."""
+        secret = new_secret()
+        with self._lock(room_id):
+            decision = commands.reseat(self.rooms.require(room_id), seat, secret)
+            room = self.rooms.commit(decision, grant)
+            self._push(room, seat)
         self.nudge(room)
         return room, secret
 
@@ -308,6 +350,17 @@ class Tables:
                 room = self.rooms.commit(commands.take_back(room, seat))
                 self._push(room, None, "taken-back")
         return room
+
+
+def public_words(room: Room, seat: int) -> str:
+    """The kind a public room's table is worded as: at two seats against the computer, a
+    computer room's ("the computer", never a person's words); otherwise a friend room's
+    (each person is called by their player's name)."""
+    if room.rules.seats == 2:
+        other = 1 - seat
+        if room.bots[other] is not None and not room.handed(other):
+            return "computer"
+    return "friend"
 
 
 def dealt_afresh(before: Room, after: Room) -> str | None:

@@ -8,6 +8,7 @@ from flask import (
     Blueprint,
     Response,
     abort,
+    current_app,
     make_response,
     redirect,
     render_template,
@@ -33,6 +34,7 @@ from ..forms.rules_form import (
     rules_from_form,
 )
 from ..forms.seeds import first_deal, home_commitment
+from ..live.grants import GrantRefused, read_grant
 from ..live.hub import new_tab
 from ..seats import COOKIE, ROOM_ID, acting_seat, form_seat, refuse, reply, seated, tables
 from ..signin import who as signed_in
@@ -208,6 +210,36 @@ def _join(room_id: str):
         if error.code != "stale":
             raise
         return tables().join(room_id, request.cookies.get(COOKIE), request.form)
+
+
+@bp.get("/r/<room_id>/grant")
+def grant(room_id: str):
+    """A public room's seat grant (SPEC §12, web/live/grants.py): for the signed-in player it
+    names, once, the seat's cookie (as joining sets it), then the room's page. A forged,
+    expired, used or another player's grant gets a page that says so, and nothing changes."""
+    target = url_for("pages.room", room_id=room_id)
+    try:
+        given = read_grant(current_app.config["SECRET_KEY"], request.args.get("token", "")[:1000])
+    except GrantRefused as refused:
+        return _grant_refused(refused.code, target)
+    if given.room != room_id:
+        return _grant_refused("bad-grant", target)
+    who = signed_in()
+    if who is None or who.id != given.player:
+        return _grant_refused("grant-not-yours", target)
+    try:
+        _room, secret = tables().redeem(room_id, given.seat, given.id)
+    except RoomError as error:
+        return _grant_refused(error.code, target)
+    response = redirect(target, 303)
+    _set_seat_cookie(response, room_id, secret)
+    return response
+
+
+def _grant_refused(code: str, target: str):
+    """The page of a seat grant that seats nobody: why, and the way to the room or home."""
+    page = render_template("grant_refused.html", message=refusal(code), room_url=target)
+    return page, status_of(code), {"Cache-Control": "no-store"}
 
 
 @bp.post("/r/<room_id>/level")

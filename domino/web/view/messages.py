@@ -122,6 +122,19 @@ REFUSALS = {
     ),
     "no-invitation": N_("This invitation is no longer open."),
     "block-self": N_("You cannot block yourself."),
+    # public tables and quick match (SPEC §12: routes/play.py, web/live/grants.py)
+    "public-table": N_(
+        "At a public table the computer plays at its own level and every player is called by "
+        "their name: nobody changes either."
+    ),
+    "bad-grant": N_("This seat link is not valid: it may have been copied wrongly."),
+    "grant-expired": N_("This seat link has expired: seat links work for a few minutes only."),
+    "grant-used": N_("This seat link was used already: each one seats its player once."),
+    "grant-not-yours": N_(
+        "This seat link belongs to another player: sign in as that player to use it."
+    ),
+    "bad-game": N_("Choose one of the public games."),
+    "stakes-closed": N_("Stake tables are not open yet: play without a stake for now."),
     # a rate limit (web/guard/limits.py)
     "too-many-deals": N_(
         "That is a lot of fresh deals in a short time: wait a little before dealing again. "
@@ -173,6 +186,13 @@ STATUSES = {
     "not-seated": 403,
     "no-room": 404,
     "too-many-deals": 429,
+    "public-table": 403,
+    "bad-grant": 400,
+    "grant-expired": 410,
+    "grant-used": 409,
+    "grant-not-yours": 403,
+    "bad-game": 400,
+    "stakes-closed": 400,
 }
 
 

@@ -110,11 +110,14 @@ class Links:
     room: str
     invite: str | None = None
     inviting: Inviting | None = None
+    public: bool = False  # a public room's (SPEC §12, §14 `data-public`)
 
 
 def links(room) -> Links:
     """The links of a room's table, from the current request of a browser seated there."""
     url = url_for("pages.room", room_id=room.id)
+    if room.kind == "public":
+        return Links(url, public=True)
     if room.kind != "friend" or room.full:
         return Links(url)
     invite = url_for("pages.room", room_id=room.id, _external=True)
@@ -237,7 +240,11 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         "score": score(tv, said) if tv.match else "",
         "company": parts.company(tv, said) if many else "",
         "controls": parts.controls(tv, said, room_url, many),
-        "levels": parts.controls(tv, said, room_url, many, levels=True) if many else "",
+        # A public room's computer plays "hard", which nobody switches (commands.set_level).
+        "levels": parts.controls(tv, said, room_url, many, levels=True)
+        if many and not links.public
+        else "",
+        "public": links.public,
         "next": parts.next_deal(tv, said, room_url, many),
         "mover": next((c for c in tv.company if c.seat == seat_view.turn), None),
         "totals": [pip_total(held) for held in seat_view.hands or ()],

@@ -1,0 +1,136 @@
+"""Quick match (SPEC §12, hooks §14): a signed-in player joins the queue of a public game,
+waits on a page that asks the lobby every second, and is sent to their seat grant once a wave
+(web/live/waves.py) seats them. These are the lobby's paths (`/play/`): in a cluster nginx
+sends them to the lobby's process.
+
+Stakes come with the coins (issue 32): the form has no stake yet, and a posted stake other
+than 0 is refused.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from flask import Blueprint, current_app, render_template, request, url_for
+
+from ...players.pairing import SEATS
+from ..live.grants import GRANT_SECONDS
+from ..signin import go, the_lobby, who
+from ..view.messages import refusal, status_of
+from ..view.rules_text import preset_name
+
+bp = Blueprint("play", __name__)
+
+GAMES = tuple(SEATS)  # classic, match-100, block, international, three, pairs
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def games() -> list[tuple[str, str]]:
+    """The public games as the form offers them: (value, name)."""
+    return [(game, preset_name(game)) for game in GAMES]
+
+
+@bp.app_context_processor
+def _public_games() -> dict:
+    """The quick match form's games, for every page that shows it (the home page too)."""
+    return {"public_games": games}
+
+
+def _refused(code: str, **values):
+    """The quick match page saying why nothing changed."""
+    page = render_template("play.html", error=refusal(code), **values)
+    return page, status_of(code), NO_STORE
+
+
+def _poke() -> None:
+    waves = current_app.extensions.get("waves")
+    if waves is not None:
+        waves.poke()
+
+
+@bp.post("/play/")
+def join():
+    """Join the queue of the form's game (again: the game is replaced), then wait."""
+    store = the_lobby()
+    player = who()
+    if player is None:
+        return _refused("not-signed-in", signed_out=True)
+    game = request.form.get("game", "")
+    stake = request.form.get("stake", "0")
+    if game not in GAMES:
+        return _refused("bad-game")
+    if stake not in ("", "0"):
+        return _refused("stakes-closed")
+    store.join_queue(player.id, game)
+    _poke()
+    return go(url_for("play.waiting"))
+
+
+@bp.get("/play/")
+def waiting():
+    """The waiting page while queued; once seated, the seat grant; else the form."""
+    store = the_lobby()
+    player = who()
+    if player is None:
+        return _refused("not-signed-in", signed_out=True)
+    seated = _seated(store, player.id)
+    if seated is not None:
+        return go(_grant_url(seated.grant))
+    queued = store.queued(player.id)
+    if queued is None:
+        return render_template("play.html"), 200, NO_STORE
+    page = render_template("play.html", queue=_queue_values(queued))
+    return page, 200, NO_STORE
+
+
+@bp.get("/play/queue")
+def queue():
+    """The waiting part, polled every second: the seconds waited; once seated, the browser
+    is sent to its seat grant (HX-Redirect), and out of the queue elsewhere, to /play/."""
+    store = the_lobby()
+    player = who()
+    if player is None:
+        return _refused("not-signed-in", signed_out=True)
+    seated = _seated(store, player.id)
+    if seated is not None:
+        return go(_grant_url(seated.grant))
+    queued = store.queued(player.id)
+    if queued is None:
+        return go(url_for("play.waiting"))
+    page = render_template("partials/queue.html", queue=_queue_values(queued))
+    return page, 200, NO_STORE
+
+
+@bp.post("/play/leave")
+def leave():
+    """Leave the queue, and go back to the home page."""
+    store = the_lobby()
+    player = who()
+    if player is None:
+        return _refused("not-signed-in", signed_out=True)
+    store.leave_queue(player.id)
+    return go(url_for("pages.home"))
+
+
+def _seated(store, player: str):
+    """Where a wave seated the player, while its grant may still be followed."""
+    seated = store.seated(player)
+    if seated is None or time.time() - seated.at > GRANT_SECONDS:
+        return None
+    return seated
+
+
+def _grant_url(path: str) -> str:
+    """A seat grant's path (under the app's root, as the rooms' owner gave it), as a URL."""
+    return request.script_root + path
+
+
+def _queue_values(queued) -> dict:
+    waited = max(0, math.floor(time.time() - queued.since))
+    return {
+        "game": queued.game,
+        "name": preset_name(queued.game),
+        "waited": waited,
+        "fill": int(current_app.config["FILL_SECONDS"]),
+    }

@@ -135,3 +135,19 @@ def test_a_shard_answers_no_lobby_path(lobby_app, shard_app):
     assert browser.shard.get("/p/Bo_Shard").status_code == 404  # nginx never sends it there
     bar = browser.shard.get("/me/bar")  # nor this: the shard cannot check a session
     assert parse(bar.get_data(as_text=True)).find("data-player") is None
+
+
+def test_quick_match_in_the_lobbys_process_says_it_is_not_open_and_queues_nobody(
+    lobby_app, shard_app
+):
+    """The lobby's own process opens no rooms yet (issue 31's cluster path is to come): its
+    quick match refuses clearly rather than keep a player waiting for ever."""
+    browser = Browser(lobby_app, shard_app)
+    assert take_name(browser, "Ana").status_code == 303
+    home = parse(browser.get("/").get_data(as_text=True))
+    form = home.one("data-quick-match")
+    token = form.one("name", "csrf_token", tag="input").get("value")
+    answer = browser.post(form.get("action"), data={"game": "classic", "csrf_token": token})
+    assert answer.status_code == 503
+    assert "not open" in parse(answer.get_data(as_text=True)).one("data-error").text
+    assert lobby_app.extensions["lobby"].waiting() == []

@@ -62,6 +62,8 @@ def join():
         return _refused("bad-game")
     if stake not in ("", "0"):
         return _refused("stakes-closed")
+    if current_app.extensions.get("waves") is None:  # the lobby's own process of a cluster
+        return _refused("quick-match-closed")  # opens no rooms yet: nobody would be seated
     store.join_queue(player.id, game)
     _poke()
     return go(url_for("play.waiting"))

@@ -134,6 +134,9 @@ REFUSALS = {
         "This seat link belongs to another player: sign in as that player to use it."
     ),
     "bad-game": N_("Choose one of the public games."),
+    "quick-match-closed": N_(
+        "Quick match is not open on this server yet: play a friend or the computer meanwhile."
+    ),
     "stakes-closed": N_("Stake tables are not open yet: play without a stake for now."),
     # a rate limit (web/guard/limits.py)
     "too-many-deals": N_(
@@ -151,6 +154,7 @@ REFUSALS = {
 
 # The HTTP status of a refusal, by code; any other refusal is a conflict with the table (409).
 STATUSES = {
+    "quick-match-closed": 503,
     "bad-tile": 400,
     "bad-end": 400,
     "bad-seq": 400,

@@ -13,8 +13,10 @@ from .accounts import Accounts, NameTaken, Player, Session
 from .database import LobbyDatabase
 from .friends import Friends, Invitation
 from .keys import Challenge, Challenges, Keys, KnownCredential, LastPasskey, Passkey
+from .results import Applied, Results
 
 __all__ = [
+    "Applied",
     "Challenge",
     "Invitation",
     "KnownCredential",
@@ -27,7 +29,7 @@ __all__ = [
 ]
 
 
-class Lobby(Accounts, Keys, Challenges, Friends, LobbyDatabase):
+class Lobby(Accounts, Keys, Challenges, Friends, Results, LobbyDatabase):
     """The lobby's database. `canonical(name)` gives a name's unique form (the app passes
     `domino.players.names`'s); `key` makes stored secret hashes HMACs under it."""
 

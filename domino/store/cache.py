@@ -13,6 +13,7 @@ import threading
 from .. import commands
 from ..commands import Decision
 from ..dealing import FirstDeal
+from ..players.results import finished
 from ..room import IDLE_SECONDS, Room, RoomError, fold, new_room_id, new_secret
 from ..room_records import finished_records
 from ..rules import DEFAULT, Rules
@@ -92,9 +93,14 @@ class Rooms:
         if not decision.events:
             return decision.room
         before = decision.before
+        ended = finished(before, decision.room)  # a match's result: into the outbox
         try:
             self.store.append(
-                before.id, before.seq + 1, list(decision.events), list(decision.records)
+                before.id,
+                before.seq + 1,
+                list(decision.events),
+                list(decision.records),
+                [ended] if ended else [],
             )
         except Conflict as error:
             self.evict(before.id)

@@ -29,11 +29,12 @@ csrf = CSRFProtect()
 # The lobby's paths (SPEC §11): in a cluster nginx sends these prefixes to the lobby's own
 # process (domino/cluster/templates/nginx.conf reads this tuple), which serves them alone. A new
 # lobby blueprint (passkeys, friends, ...) puts its routes under one of them; the League
-# (`/league`) and public tables (`/play/`) will be added here when they come.
-LOBBY_PREFIXES = ("/me/", "/p/")
+# (`/league`) is one; public tables (`/play/`) will be added here when they come.
+LOBBY_PREFIXES = ("/me/", "/p/", "/league")
 # What the lobby's process serves besides them: its pages' static files (nginx serves those
-# itself in a cluster), the language switch and the liveness probe.
-LOBBY_ALSO = ("static", "i18n.switch", "pages.healthz")
+# itself in a cluster), the language switch, the liveness probe, and the shards' deliveries of
+# finished matches' results (POST /internal/results: nginx never routes /internal/).
+LOBBY_ALSO = ("static", "i18n.switch", "pages.healthz", "league.results_in")
 
 
 def init_app(app: Flask, rng=None) -> Tables | None:
@@ -44,7 +45,17 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     `url_for`, but only the lobby's paths (`LOBBY_PREFIXES`, `LOBBY_ALSO`) are answered; any
     other is 404. Returns the rooms' services (None in the lobby's process)."""
     from .guard import limits, security
-    from .routes import friends, languages, pages, passkeys, players, review, seating, sockets
+    from .routes import (
+        friends,
+        languages,
+        league,
+        pages,
+        passkeys,
+        players,
+        review,
+        seating,
+        sockets,
+    )
     from .view import i18n, rules_text
 
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
@@ -73,6 +84,8 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     app.register_blueprint(players.bp)
     app.register_blueprint(friends.bp)
     app.register_blueprint(passkeys.bp)
+    app.register_blueprint(league.bp)
+    csrf.exempt(league.results_in)  # a shard's signed delivery: no browser, no form
     sockets.sock.init_app(app)
     limits.init_app(app)
 
@@ -170,6 +183,12 @@ def start_background(app: Flask) -> None:
     if services is None:  # the lobby's process: no rooms, no computer, nothing to sweep
         return
     services.computer.start()
+    from .live.results_sender import for_app
+
+    sender = for_app(app)  # finished matches' results, from the outbox to the lobby
+    if sender is not None:
+        sender.start()
+        app.extensions["results_sender"] = sender
     sweep = app.config.get("PURGE_EVERY_SECONDS", 3600)
     if sweep:
         _start_sweeper(services, sweep)

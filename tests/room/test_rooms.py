@@ -63,6 +63,7 @@ def test_the_store_uses_wal_full_sync_and_migrations(store):
         "m001_rooms_and_events",
         "m002_round_records",
         "m003_fair_nonces_and_reviews",
+        "m004_seat_players_and_outbox",
     ]
 
 
@@ -71,7 +72,7 @@ def test_migrations_apply_once(tmp_path):
     applied = first.db["_sqlite_migrations"].count
     first.close()
     again = Store(tmp_path / "db.sqlite3")
-    assert again.db["_sqlite_migrations"].count == applied == 3
+    assert again.db["_sqlite_migrations"].count == applied == 4
     again.close()
 
 

@@ -12,41 +12,7 @@ import pytest
 from domino.lobby.ratings import COMPUTER, NEW, rate
 from domino.players import league
 from domino.players.results import BadResult
-
-MONDAY = 1767571200.0  # Monday 2026-01-05 00:00 UTC
-assert league.week_of(MONDAY) == MONDAY
-
-
-def result(room, match, seats, kind="public", at=MONDAY + 3600, game="classic", teams=False):
-    """A result as a shard writes it; `seats`: (player or None, place, level, abandoned, side)."""
-    rows = []
-    for index, seat in enumerate(seats):
-        player, place, level, abandoned, side = (
-            *seat,
-            *(None, None, None, False, None)[len(seat) :],
-        )
-        side = (index % 2 if teams else index) if side is None else side
-        rows.append(
-            {
-                "seat": index,
-                "side": side,
-                "place": place,
-                "player": player,
-                "computer": level,
-                "abandoned": abandoned,
-            }
-        )
-    return {
-        "key": f"{room}/{match}",
-        "room": room,
-        "match": match,
-        "kind": kind,
-        "game": game,
-        "rules": {"seats": len(seats), "teams": teams},
-        "finished_at": at,
-        "computer": any(row["computer"] for row in rows),
-        "seats": rows,
-    }
+from tests.support.results import MONDAY, result
 
 
 @pytest.fixture

@@ -298,3 +298,44 @@ def test_nginx_refuses_the_internal_paths_from_outside(tmp_path):
     # Each shard sends its results to the lobby's own address, not through nginx.
     env = shard_program(cluster, cluster.shards[0]).env
     assert env["DOMINO_LOBBY_URL"] == "http://127.0.0.1:8200"
+
+
+@pytest.fixture
+def lobby_served(tmp_path):
+    """The lobby's own process of a cluster (LOBBY "only"), served over HTTP on loopback."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    lobby_app = make_app(
+        tmp_path / "lobby-rooms.sqlite3", LOBBY="only", LOBBY_DB=str(tmp_path / "lobby.db")
+    )
+    server = make_server("127.0.0.1", 0, lobby_app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield lobby_app, f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+
+
+def test_a_shard_delivers_over_http_to_the_lobby_of_a_cluster(app, lobby_served):
+    """The cluster's path: the shard signs the result with the shared key and POSTs it to the
+    lobby's own address; a wrong key is refused (and the sender tries again later)."""
+    from domino.web.live.results_sender import deliver_over_http
+
+    lobby_app, url = lobby_served
+    result = _sample(app)
+    wrong = ResultsSender(store(app), deliver_over_http(url, "not the key"))
+    assert wrong.send_due() == 0
+    assert lobby_app.extensions["lobby"].result_keys() == []
+    assert store(app).outbox()[0]["attempts"] == 1
+    app.config["LOBBY_URL"] = url
+    own = app.extensions.pop("lobby")  # a shard of a cluster has no lobby of its own
+    own.close()
+    sender = for_app(app)
+    sender.clock = lambda: store(app).outbox()[0]["next_at"]
+    assert sender.send_due() == 1
+    assert lobby_app.extensions["lobby"].result_keys() == [result["key"]]
+    assert store(app).outbox()[0]["sent_at"] is not None

@@ -36,6 +36,9 @@ def create_app(config=None):
         # cluster: nginx sends the lobby's paths to its own process), or "only" (that process).
         LOBBY=os.environ.get("DOMINO_LOBBY", "here"),
         LOBBY_DB=os.environ.get("DOMINO_LOBBY_DB") or None,
+        # A shard of a cluster: the lobby's own address, where finished matches' results are
+        # sent (web/live/results_sender.py), e.g. "http://127.0.0.1:9080".
+        LOBBY_URL=os.environ.get("DOMINO_LOBBY_URL") or None,
         # The site's address as browsers see it ("https://domino.example"): the passkeys' origin
         # and relying party; unset, each request's own scheme and host.
         ORIGIN=os.environ.get("DOMINO_ORIGIN") or None,

@@ -77,6 +77,9 @@ def shard_program(cluster: Cluster, shard: Shard) -> Program:
         "DOMINO_DB": str(cluster.db(shard)),
         "DOMINO_LOBBY": "elsewhere",  # no lobby database: nginx sends its paths to the lobby
         "DOMINO_PROXIES": "1",  # nginx's X-Forwarded-For is the client (web/guard/limits.py)
+        # Where finished matches' results go (web/live/results_sender.py): the lobby's own
+        # address, never through nginx, which refuses /internal/ from outside.
+        **({"DOMINO_LOBBY_URL": f"http://{cluster.lobby.address}"} if cluster.lobby else {}),
         **cluster.env,
     }
     return Program(f"shard-{shard.name}", _server(shard), cluster.root, env, priority=200)

@@ -14,8 +14,10 @@ from .database import LobbyDatabase
 from .friends import Friends, Invitation
 from .keys import Challenge, Challenges, Keys, KnownCredential, LastPasskey, Passkey
 from .queue import Queue, Queued, Seated
+from .results import Applied, Results
 
 __all__ = [
+    "Applied",
     "Challenge",
     "Invitation",
     "KnownCredential",
@@ -30,7 +32,7 @@ __all__ = [
 ]
 
 
-class Lobby(Accounts, Keys, Challenges, Friends, Queue, LobbyDatabase):
+class Lobby(Accounts, Keys, Challenges, Friends, Queue, Results, LobbyDatabase):
     """The lobby's database. `canonical(name)` gives a name's unique form (the app passes
     `domino.players.names`'s); `key` makes stored secret hashes HMACs under it."""
 

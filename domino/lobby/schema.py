@@ -116,3 +116,43 @@ def m003_queue(db: Database) -> None:
         pk="player",
         not_null={"room", "grant", "at"},
     )
+
+
+@migrations()
+def m004_results(db: Database) -> None:
+    """Finished matches' results (ARCHITECTURE.md: results exactly once), each key applied
+    once; each player's two ratings (SPEC §12: `duel`, `table`); and the League's rows, one
+    per player of a counted match with the points it earned (standings are computed from
+    them, never stored as totals). No links to `players`: a result outlives a deleted
+    account, whose rows the pages then leave out."""
+    db["results"].create(
+        {
+            "key": str,
+            "room": str,
+            "kind": str,
+            "result": str,
+            "finished_at": float,
+            "applied_at": float,
+        },
+        pk="key",
+        not_null={"room", "kind", "result", "finished_at", "applied_at"},
+    )
+    db["ratings"].create(
+        {
+            "player": str,
+            "kind": str,
+            "mu": float,
+            "sigma": float,
+            "matches": int,
+            "updated_at": float,
+        },
+        pk=("player", "kind"),
+        not_null={"mu", "sigma", "matches", "updated_at"},
+    )
+    db["league"].create(
+        {"key": str, "player": str, "points": float, "week": float, "finished_at": float},
+        pk=("key", "player"),
+        not_null={"points", "week", "finished_at"},
+    )
+    db["league"].create_index(["week"])
+    db["league"].create_index(["player", "week"])

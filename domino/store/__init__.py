@@ -65,6 +65,36 @@ def m004_seat_grants(db: Database) -> None:
 
 
 GRANT_KEPT_SECONDS = 3600  # a spent grant is kept well past the last moment its token verifies
+
+
+def m005_seat_players_and_outbox(db: Database) -> None:
+    """Which signed-in player took which seat (written once, kept with the room), and the
+    outbox of finished matches' results (ARCHITECTURE.md "Growing the house"): each written in
+    the transaction of the move that ended its match, sent to the lobby until it answers,
+    then marked sent. The outbox has no link to its room: a purged room's unsent results
+    stay until they are sent."""
+    db["seat_players"].create(
+        {"room": str, "seat": int, "player": str, "at": float},
+        pk=("room", "seat"),
+        not_null={"player", "at"},
+        foreign_keys=[("room", "rooms", "id")],
+    )
+    db["outbox"].create(
+        {
+            "key": str,
+            "room": str,
+            "result": str,
+            "created_at": float,
+            "attempts": int,
+            "next_at": float,
+            "sent_at": float,
+        },
+        pk="key",
+        not_null={"room", "result", "created_at", "attempts", "next_at"},
+    )
+    db["outbox"].create_index(["sent_at", "next_at"])
+
+
 NONCE_SECONDS = 3600  # how long a home page's fair-deal token verifies (its max_age)
 # How long a spent nonce is kept: well past the last moment its token could still verify.
 # itsdangerous compares whole seconds (a token signed at 10.9 s verifies until 3611 s), and a
@@ -178,10 +208,13 @@ class Store:
         events: list[tuple[str, dict]],
         records=(),
         grant: str | None = None,
+        results=(),
     ) -> None:
-        """Append events numbered from `seq`, and the `(seq, record)` of rounds they finish;
-        raise Conflict if `seq` is taken. `grant` (a seat grant's id) is spent with them, in
-        the same transaction: Spent if it was before, and then nothing is written."""
+        """Append events numbered from `seq`, the `(seq, record)` of rounds they finish and
+        the results of the matches they finish (`domino.players.results.finished`: into the
+        outbox, with the seats' players, if any seat has one), all in one transaction; raise
+        Conflict if `seq` is taken. `grant` (a seat grant's id) is spent with them, in the
+        same transaction: Spent if it was before, and then nothing is written."""
         now = time.time()
 
         def append(conn: sqlite3.Connection) -> None:
@@ -190,6 +223,7 @@ class Store:
             _insert(conn, room, seq, events, now)
             conn.execute("UPDATE rooms SET touched_at = ? WHERE id = ?", [now, room])
             _insert_records(conn, room, records)
+            _insert_results(conn, room, results, now)
 
         try:
             self._write(append)
@@ -235,6 +269,54 @@ class Store:
 
         with contextlib.suppress(sqlite3.IntegrityError):  # the room was deleted meanwhile
             self._write(backfill)
+
+    def seat_player(self, room: str, seat: int, player: str) -> bool:
+        """Note that the signed-in `player` took `seat` of `room` (once: a seat keeps its first
+        player); False if the seat had one already or the room is gone."""
+        sql = "INSERT OR IGNORE INTO seat_players (room, seat, player, at) VALUES (?, ?, ?, ?)"
+        try:
+            return self._write(
+                lambda conn: conn.execute(sql, [room, seat, player, time.time()]).rowcount > 0
+            )
+        except sqlite3.IntegrityError:  # the room was deleted meanwhile
+            return False
+
+    def seat_players(self, room: str) -> dict[int, str]:
+        """The seats of `room` a signed-in player took, and whose."""
+        sql = "SELECT seat, player FROM seat_players WHERE room = ?"
+        with self._lock:
+            return dict(self.db.execute(sql, [room]).fetchall())
+
+    def unsent(self, now: float | None = None, limit: int = 50) -> list[tuple[str, dict, int]]:
+        """The outbox's results due to be sent (`next_at` passed), oldest first: (key,
+        result, attempts so far)."""
+        now = time.time() if now is None else now
+        sql = (
+            "SELECT key, result, attempts FROM outbox WHERE sent_at IS NULL AND next_at <= ?"
+            " ORDER BY created_at, key LIMIT ?"
+        )
+        with self._lock:
+            rows = self.db.execute(sql, [now, limit]).fetchall()
+        return [(key, json.loads(text), attempts) for key, text, attempts in rows]
+
+    def outbox(self) -> list[dict]:
+        """Every outbox row (for tests and operations), oldest first."""
+        with self._lock:
+            return list(self.db.query("SELECT * FROM outbox ORDER BY created_at, key"))
+
+    def mark_sent(self, key: str, now: float | None = None) -> None:
+        """The lobby acknowledged the result `key`."""
+        now = time.time() if now is None else now
+        sql = "UPDATE outbox SET sent_at = ? WHERE key = ? AND sent_at IS NULL"
+        self._write(lambda conn: conn.execute(sql, [now, key]))
+
+    def retry_later(self, key: str, next_at: float) -> None:
+        """A delivery of `key` failed: count it, and try again at `next_at`."""
+        sql = (
+            "UPDATE outbox SET attempts = attempts + 1, next_at = ?"
+            " WHERE key = ? AND sent_at IS NULL"
+        )
+        self._write(lambda conn: conn.execute(sql, [next_at, key]))
 
     def kind(self, room: str) -> str | None:
         """The room's kind, or None if there is no such room."""
@@ -309,11 +391,33 @@ def _insert_records(conn: sqlite3.Connection, room: str, records, verb: str = "I
     )
 
 
+def _insert_results(conn: sqlite3.Connection, room: str, results, now: float) -> None:
+    """Write each finished match's result into the outbox, with the players the seats' table
+    names (read in this transaction), if at least one seat has one; a result already there
+    (the same key) is kept as it was."""
+    if not results:
+        return
+    players = dict(
+        conn.execute("SELECT seat, player FROM seat_players WHERE room = ?", [room]).fetchall()
+    )
+    if not players:
+        return
+    for result in results:
+        seats = [{**seat, "player": players.get(seat["seat"])} for seat in result["seats"]]
+        full = {**result, "seats": seats, "finished_at": now}
+        conn.execute(
+            "INSERT OR IGNORE INTO outbox (key, room, result, created_at, attempts, next_at)"
+            " VALUES (?, ?, ?, ?, 0, ?)",
+            [full["key"], room, json.dumps(full, sort_keys=True), now, now],
+        )
+
+
 def _purge(conn: sqlite3.Connection, cutoff: float) -> list[str]:
     """Delete the rooms last touched before `cutoff`, with all they hold; their ids."""
     ids = [row[0] for row in conn.execute("SELECT id FROM rooms WHERE touched_at < ?", [cutoff])]
     for room in ids:
-        for table in ("records", "reviews", "events", "seat_grants"):
+        for table in ("records", "reviews", "seat_players", "events", "seat_grants"):
             conn.execute(f"DELETE FROM {table} WHERE room = ?", [room])
+        conn.execute("DELETE FROM outbox WHERE room = ? AND sent_at IS NOT NULL", [room])
         conn.execute("DELETE FROM rooms WHERE id = ?", [room])
     return ids

@@ -13,6 +13,7 @@ import threading
 from .. import commands
 from ..commands import Decision
 from ..dealing import FirstDeal
+from ..players.results import finished
 from ..room import IDLE_SECONDS, Room, RoomError, fold, new_room_id, new_secret, secret_hash
 from ..room_records import finished_records
 from ..rules import DEFAULT, Rules
@@ -103,9 +104,15 @@ class Rooms:
         if not decision.events:
             return decision.room
         before = decision.before
+        ended = finished(before, decision.room)  # a match's result: into the outbox
         try:
             self.store.append(
-                before.id, before.seq + 1, list(decision.events), list(decision.records), grant
+                before.id,
+                before.seq + 1,
+                list(decision.events),
+                list(decision.records),
+                grant,
+                [ended] if ended else [],
             )
         except Spent as error:
             raise RoomError("grant-used") from error

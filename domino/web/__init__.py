@@ -30,11 +30,12 @@ csrf = CSRFProtect()
 # The lobby's paths (SPEC §11): in a cluster nginx sends these prefixes to the lobby's own
 # process (domino/cluster/templates/nginx.conf reads this tuple), which serves them alone. A new
 # lobby blueprint (passkeys, friends, ...) puts its routes under one of them; quick match is
-# under `/play/` (routes/play.py); the League (`/league`) will be added here when it comes.
-LOBBY_PREFIXES = ("/me/", "/p/", "/play/")
+# under `/play/` (routes/play.py), the League under `/league` (routes/league.py).
+LOBBY_PREFIXES = ("/me/", "/p/", "/play/", "/league")
 # What the lobby's process serves besides them: its pages' static files (nginx serves those
-# itself in a cluster), the language switch and the liveness probe.
-LOBBY_ALSO = ("static", "i18n.switch", "pages.healthz")
+# itself in a cluster), the language switch, the liveness probe, and the shards' deliveries of
+# finished matches' results (POST /internal/results: nginx never routes /internal/).
+LOBBY_ALSO = ("static", "i18n.switch", "pages.healthz", "league.results_in")
 
 
 def init_app(app: Flask, rng=None) -> Tables | None:
@@ -48,6 +49,7 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     from .routes import (
         friends,
         languages,
+        league,
         pages,
         passkeys,
         play,
@@ -92,6 +94,8 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     app.register_blueprint(friends.bp)
     app.register_blueprint(passkeys.bp)
     app.register_blueprint(play.bp)
+    app.register_blueprint(league.bp)
+    csrf.exempt(league.results_in)  # a shard's signed delivery: no browser, no form
     sockets.sock.init_app(app)
     limits.init_app(app)
 
@@ -193,6 +197,12 @@ def start_background(app: Flask) -> None:
     waves = app.extensions.get("waves")
     if waves is not None:
         waves.start()
+    from .live.results_sender import for_app
+
+    sender = for_app(app)  # finished matches' results, from the outbox to the lobby
+    if sender is not None:
+        sender.start()
+        app.extensions["results_sender"] = sender
     sweep = app.config.get("PURGE_EVERY_SECONDS", 3600)
     if sweep:
         _start_sweeper(services, sweep)

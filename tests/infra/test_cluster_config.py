@@ -482,6 +482,7 @@ def test_supervisord_runs_each_local_shard_with_its_settings(tmp_path):
             "DOMINO_SHARD": shard.name,
             "DOMINO_DB": str(tmp_path / "shards" / f"{shard.name}.sqlite3"),
             "DOMINO_LOBBY": "elsewhere",
+            "DOMINO_LOBBY_URL": "http://127.0.0.1:8200",  # where its results go
             "DOMINO_PROXIES": "1",
             "DOMINO_SECRET_KEY": "shared",
         }

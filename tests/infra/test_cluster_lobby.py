@@ -108,10 +108,10 @@ def test_nginx_sends_the_lobbys_paths_to_the_lobby(tmp_path):
     conf = written(tmp_path).nginx_config.read_text()
     upstream = conf.split("    upstream lobby {\n", 1)[1].split("\n    }", 1)[0]
     assert "server 127.0.0.1:9100 max_conns=" in upstream and "zone lobby 64k;" in upstream
-    for prefix in ("/me/", "/p/"):
+    for prefix in ("/me/", "/p/", "/league"):
         block = conf.split(f"        location ^~ {prefix} {{\n", 1)[1].split("\n        }\n", 1)[0]
         assert block.startswith("            proxy_pass http://lobby;"), block
-    assert conf.count("proxy_pass http://lobby;") == 4  # each prefix, and its sockets
+    assert conf.count("proxy_pass http://lobby;") == 6  # each prefix, and its sockets
     assert '"~^(?<player_page>/p/[^/?]+)" $player_page;' in conf  # retried when it is down
 
 

@@ -33,7 +33,12 @@ def test_migrations_make_every_table_from_an_empty_file_in_wal_mode(path, canoni
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         applied = conn.execute("SELECT name FROM _sqlite_migrations").fetchall()
-    assert [name for (name,) in applied] == ["m001_players", "m002_challenges", "m003_queue"]
+    assert [name for (name,) in applied] == [
+        "m001_players",
+        "m002_challenges",
+        "m003_queue",
+        "m004_results",
+    ]
     with sqlite3.connect(path) as conn:
         assert migrations.pending(Database(conn)) == []
     assert path.stat().st_mode & 0o777 == 0o600

@@ -64,6 +64,7 @@ def test_the_store_uses_wal_full_sync_and_migrations(store):
         "m002_round_records",
         "m003_fair_nonces_and_reviews",
         "m004_seat_grants",
+        "m005_seat_players_and_outbox",
     ]
 
 

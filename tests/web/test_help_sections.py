@@ -9,7 +9,7 @@ import pytest
 from tests.support.webkit import Node, make_app, parse
 
 LANGUAGES = ("en", "nl", "pl", "fr")
-SECTIONS = ("fair-deals", "review", "tile-counter", "rematch", "players")
+SECTIONS = ("fair-deals", "review", "tile-counter", "rematch", "players", "league")
 HEADINGS = ("h2",)
 
 

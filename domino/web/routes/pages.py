@@ -185,9 +185,13 @@ def join(room_id: str):
 def _named(room, seat: int) -> None:
     """A signed-in browser's seat at a friend's table is called by its player's name (SPEC
     §11: the others see it in place of "your friend"), as if it had typed it as the seat's
-    display name; a seat that has one keeps it."""
+    display name; a seat that has one keeps it. The seat's player is noted too (once, in the
+    rooms' store: `Store.seat_player`), so that a finished match says who played it."""
     who = signed_in()
-    if who is None or room.kind != "friend" or room.names[seat]:
+    if who is None or room.kind == "computer":
+        return
+    tables().rooms.store.seat_player(room.id, seat, who.id)
+    if room.kind != "friend" or room.names[seat]:
         return
     with contextlib.suppress(RoomError):  # e.g. the room was deleted meanwhile
         tables().name(room.id, seat, who.name, reserved_words())

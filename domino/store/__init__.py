@@ -56,6 +56,9 @@ def m003_fair_nonces_and_reviews(db: Database) -> None:
     )
 
 
+GRANT_KEPT_SECONDS = 3600  # a spent grant is kept well past the last moment its token verifies
+
+
 @migrations()
 def m004_seat_grants(db: Database) -> None:
     """The public rooms' single-use seat grants that were used (web/live/grants.py): a grant's
@@ -64,9 +67,7 @@ def m004_seat_grants(db: Database) -> None:
     db["seat_grants"].create_index(["at"])
 
 
-GRANT_KEPT_SECONDS = 3600  # a spent grant is kept well past the last moment its token verifies
-
-
+@migrations()
 def m005_seat_players_and_outbox(db: Database) -> None:
     """Which signed-in player took which seat (written once, kept with the room), and the
     outbox of finished matches' results (ARCHITECTURE.md "Growing the house"): each written in

@@ -73,7 +73,7 @@ def test_migrations_apply_once(tmp_path):
     applied = first.db["_sqlite_migrations"].count
     first.close()
     again = Store(tmp_path / "db.sqlite3")
-    assert again.db["_sqlite_migrations"].count == applied == 4
+    assert again.db["_sqlite_migrations"].count == applied == 5
     again.close()
 
 

@@ -184,10 +184,16 @@ class Store:
         return result
 
     def create_room(
-        self, room: str, kind: str, events: list[tuple[str, dict]], nonce: str | None = None
+        self,
+        room: str,
+        kind: str,
+        events: list[tuple[str, dict]],
+        nonce: str | None = None,
+        players=None,
     ) -> None:
         """Create a room with its first events, all in one transaction; `nonce` (a home
-        page's fair-deal nonce) is spent with it: a second use raises Conflict."""
+        page's fair-deal nonce) is spent with it: a second use raises Conflict. `players`
+        (seat: player id) are the seats' players, noted with it (a public room's)."""
         now = time.time()
 
         def create(conn: sqlite3.Connection) -> None:
@@ -199,6 +205,10 @@ class Store:
                 [room, kind, now, now],
             )
             _insert(conn, room, 1, events, now)
+            conn.executemany(
+                "INSERT INTO seat_players (room, seat, player, at) VALUES (?, ?, ?, ?)",
+                [(room, seat, player, now) for seat, player in (players or {}).items()],
+            )
 
         self._write(create)
 

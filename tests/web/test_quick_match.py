@@ -371,3 +371,37 @@ def test_the_help_explains_quick_match_and_the_computer_fill(app, lang):
     text = doc.one("id", "quick-match").text
     assert len(text) >= 400 and "30" in text
     assert doc.one("class", "toc").find("href", "#quick-match") is not None
+
+
+def test_a_public_match_played_out_moves_both_ratings_and_the_league_once(app):
+    """A public room knows its seats' players from the start (noted with the room): the
+    match's end reaches the outbox, and the lobby applies it once (ratings, League)."""
+    import random
+
+    from domino import game
+    from domino.web.live.results_sender import ResultsSender, deliver_here
+
+    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    opened = open_public(app, "classic", ana, bob)
+    services = app.extensions["domino"]
+    assert services.rooms.store.seat_players(opened.room) == {
+        0: player_id(ana),
+        1: player_id(bob),
+    }
+    for browser, tab in ((ana, "100.a"), (bob, "100.b")):
+        follow(browser, opened.grants[player_id(browser)])
+        browser.connect(tab)
+        browser.fragment()
+    rng = random.Random(31)
+    while not (state := services.get(opened.room).round).over:  # classic: one round a match
+        mover = (ana, bob)[state.turn]
+        assert mover.send(rng.choice(game.legal_actions(state, state.turn))).status_code == 200
+    store = lobby(app)
+    sender = ResultsSender(services.rooms.store, deliver_here(store))
+    assert sender.send_due() == 1 and sender.send_due() == 0
+    ratings = {b.name: store.rating(player_id(b), "duel") for b in (ana, bob)}
+    assert {r.matches for r in ratings.values()} == {1}
+    assert ratings["Ana"].mu != ratings["Bob"].mu
+    rows = store.standings()
+    assert sorted(row.name for row in rows) == ["Ana", "Bob"]
+    assert sorted(row.points for row in rows) in ([0, 3], [1, 1])

@@ -101,7 +101,9 @@ class Tables:
         "hard"). Each person gets a single-use seat grant (web/live/grants.py). The one
         narrow function the lobby's waves call (web/live/waves.py)."""
         rules = PRESETS[game]
-        room = self.rooms.create_public(rules, [None if s is None else s[1] for s in seats])
+        names = [None if s is None else s[1] for s in seats]
+        players = {seat: held[0] for seat, held in enumerate(seats) if held is not None}
+        room = self.rooms.create_public(rules, names, players)
         key = self.app.config["SECRET_KEY"]
         grants = {}
         for seat, held in enumerate(seats):

@@ -23,6 +23,10 @@ PLAYER_TABLES = (  # (table, column naming the player), emptied of a deleted pla
     ("blocks", "blocker"),
     ("blocks", "blocked"),
     ("challenges", "player"),  # a passkey being added (m002)
+    ("queue", "player"),  # quick match (m003)
+    ("queue_seated", "player"),
+    ("ratings", "player"),  # results (m004): a result itself names only ids, now nobody's
+    ("league", "player"),
 )
 
 

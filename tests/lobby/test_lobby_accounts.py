@@ -12,6 +12,7 @@ from sqlite_utils import Database
 from domino.lobby import Lobby, NameTaken
 from domino.lobby.accounts import SESSION_SECONDS, TOUCH_SECONDS
 from domino.lobby.schema import migrations
+from tests.support.results import result
 
 TABLES = {"players", "sessions", "passkeys", "recovery_codes", "invitations", "blocks"}
 
@@ -196,6 +197,9 @@ def furnish(lobby: Lobby, player, other) -> None:
     lobby.invite(other.id, player.id, "room-2")
     lobby.block(player.id, other.id)
     lobby.block(other.id, player.id)
+    lobby.join_queue(player.id, "classic")
+    key = f"room-{player.id}"
+    lobby.apply_result(result(key, 1, [(player.id, 1), (other.id, 2)]))
 
 
 def test_deleting_a_player_leaves_nothing_of_theirs_and_keeps_the_others(lobby, path):

@@ -6,6 +6,7 @@ import re
 import sqlite3
 
 from domino.web.signin import PLAYER_COOKIE, SESSION_COOKIE
+from tests.support.webkit import Table
 
 TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -47,3 +48,15 @@ def lobby_rows(app, sql: str, params=()) -> list[dict]:
         return [dict(row) for row in conn.execute(sql, params)]
     finally:
         conn.close()
+
+
+def named_browser(app, name: str):
+    """A web tests' browser (tests.support.webkit.Table) that took `name` on the home page,
+    on a page again (for its CSRF token); `.name` says which."""
+    browser = Table(app)
+    browser.home()
+    response = browser.client.post("/me/name", data={"csrf_token": browser.csrf, "name": name})
+    assert response.status_code == 303, response.get_data(as_text=True)
+    browser.home()
+    browser.name = name
+    return browser

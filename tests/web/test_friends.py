@@ -13,6 +13,7 @@ import pytest
 from domino.lobby.friends import LastSeen
 from domino.web.live.hub import Connection
 from domino.web.view.render import links
+from tests.support.players import named_browser
 from tests.support.webkit import FakeSocket, Table, make_app, parse
 
 HTMX = {"HX-Request": "true"}
@@ -29,19 +30,9 @@ def lobby(app):
     return app.extensions["lobby"]
 
 
-def signed(app, name: str) -> Table:
-    """A browser that took `name` on the home page."""
-    browser = Table(app)
-    browser.home()
-    response = browser.client.post("/me/name", data={"csrf_token": browser.csrf, "name": name})
-    assert response.status_code == 303, response.get_data(as_text=True)
-    browser.home()  # a page for the CSRF token
-    return browser
-
-
 def hosting(app, name: str = "Ana", **card) -> Table:
     """A signed-in host at a friend table of their own (two seats unless `card` says)."""
-    host = signed(app, name)
+    host = named_browser(app, name)
     host.create_room(**card)
     return host
 
@@ -87,7 +78,7 @@ def player_id(app, name: str) -> str:
 
 
 def test_a_host_invites_a_player_by_name_who_sees_it_on_the_home_page(app):
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     home = parse(guest.home().get_data(as_text=True))
     region = home.one("id", "invitations")
     assert region.get("hx-get") == "/me/invitations" and region.get("hx-trigger") == "load"
@@ -113,7 +104,7 @@ def test_a_host_invites_a_player_by_name_who_sees_it_on_the_home_page(app):
 
 
 def test_a_poll_that_shows_the_same_gets_nothing_to_swap(app):
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     first = home_invitations(guest)
     poll = parse(first.get_data(as_text=True)).one("hx-trigger", "every 3s").get("hx-get")
     assert guest.client.get(poll, headers=HTMX).status_code == 204
@@ -131,7 +122,7 @@ def test_a_poll_that_shows_the_same_gets_nothing_to_swap(app):
 def test_a_pushed_table_keeps_the_invite_form_with_a_proof_that_holds(app):
     """Pushes are drawn outside any request (render_pushed): the form comes from the links
     the seat's socket was opened with, under the player's cookie."""
-    host, second = hosting(app, seats="3"), signed(app, "Bob")
+    host, second = hosting(app, seats="3"), named_browser(app, "Bob")
     cookies = "; ".join(
         f"{name}={host.client.get_cookie(name).value}"
         for name in ("domino_player", "domino_session")
@@ -176,7 +167,7 @@ def test_a_table_without_a_signed_in_viewer_has_no_invite_form(app):
     ],
 )
 def test_refused_invitations_say_why_and_store_nothing(app, name, code_text, status):
-    host, _guest = hosting(app), signed(app, "Bob")
+    host, _guest = hosting(app), named_browser(app, "Bob")
     before = stored(app)
     response = invite(host, name)
     assert response.status_code == status
@@ -187,7 +178,7 @@ def test_refused_invitations_say_why_and_store_nothing(app, name, code_text, sta
 
 @pytest.mark.parametrize("who_blocks", ["guest", "host"])
 def test_a_block_either_way_reads_as_no_such_player(app, who_blocks):
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     nobody = invite(host, "Nobody")
     blocker = guest if who_blocks == "guest" else host
     target = "Ana" if who_blocks == "guest" else "Bob"
@@ -202,7 +193,7 @@ def test_a_block_either_way_reads_as_no_such_player(app, who_blocks):
 
 
 def test_a_forged_or_someone_elses_proof_is_refused(app):
-    host, _guest = hosting(app), signed(app, "Bob")
+    host, _guest = hosting(app), named_browser(app, "Bob")
     other = hosting(app, "Cleo")
     before = stored(app)
     fields = invite_fields(host)
@@ -221,7 +212,7 @@ def test_a_forged_or_someone_elses_proof_is_refused(app):
 
 
 def test_a_browser_not_signed_in_cannot_invite_nor_answer(app):
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     invite(host, "Bob")
     invitation = shown_invitations(guest)[0]
     accept = invitation.one("data-action", "accept-invitation").parent.get("action")
@@ -241,7 +232,7 @@ def test_a_browser_not_signed_in_cannot_invite_nor_answer(app):
 
 
 def test_every_new_form_is_refused_without_its_csrf_token(app):
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     invite(host, "Bob")
     accept = shown_invitations(guest)[0].one("data-action", "accept-invitation").parent
     before = stored(app)
@@ -262,7 +253,7 @@ def test_every_new_form_is_refused_without_its_csrf_token(app):
 
 
 def test_declining_tells_the_host(app):
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     invite(host, "Bob")
     decline = shown_invitations(guest)[0].one("data-action", "decline-invitation").parent
     response = guest.client.post(decline.get("action"), data={"csrf_token": guest.csrf})
@@ -278,7 +269,7 @@ def test_declining_tells_the_host(app):
 
 @pytest.mark.parametrize("htmx", [False, True])
 def test_accepting_sends_the_guest_to_the_rooms_invitation_page_and_seats_them(app, htmx):
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     host.connect()
     invite(host, "Bob")
     accept = shown_invitations(guest)[0].one("data-action", "accept-invitation").parent
@@ -318,7 +309,7 @@ def test_a_seat_taken_by_a_signed_in_browser_bears_its_players_name(app):
 
 
 def test_a_blocked_hosts_invitations_are_hidden_until_unblocked_and_never_told(app):
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     invite(host, "Bob")
     assert len(shown_invitations(guest)) == 1
     page = parse(guest.get("/p/Ana").get_data(as_text=True))
@@ -338,7 +329,7 @@ def test_a_blocked_hosts_invitations_are_hidden_until_unblocked_and_never_told(a
 
 
 def test_block_buttons_are_for_another_signed_in_players_page_only(app):
-    ana, _bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, _bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     own = parse(ana.get("/p/Ana").get_data(as_text=True))
     assert own.find("data-action", "block") is None and own.find("class", "friends") is not None
     anonymous = Table(app)
@@ -358,7 +349,7 @@ def test_block_buttons_are_for_another_signed_in_players_page_only(app):
 def test_the_friend_list_shows_who_was_seen_in_the_last_two_minutes(app):
     clock = [1000.0]
     app.extensions["friends_seen"] = LastSeen(clock=lambda: clock[0])
-    host, guest = hosting(app), signed(app, "Bob")
+    host, guest = hosting(app), named_browser(app, "Bob")
     invite(host, "Bob")
     accept = shown_invitations(guest)[0].one("data-action", "accept-invitation").parent
     guest.client.post(accept.get("action"), data={"csrf_token": guest.csrf})
@@ -435,7 +426,7 @@ def test_inviting_is_rate_limited_per_player(tmp_path):
         tmp_path / "domino.sqlite3", seed=5, RATELIMIT_ENABLED=True, RATELIMIT_INVITE="2 per minute"
     )
     try:
-        host, _guest = hosting(app), signed(app, "Bob")
+        host, _guest = hosting(app), named_browser(app, "Bob")
         assert invite(host, "Bob").status_code == 200
         assert invite(host, "Nobody").status_code == 404  # a refused one counts too
         before = stored(app)

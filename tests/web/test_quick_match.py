@@ -17,6 +17,7 @@ import pytest
 from domino.web.live import grants as grant_module
 from domino.web.live.grants import grant_token
 from domino.web.live.waves import Waves, in_process
+from tests.support.players import named_browser
 from tests.support.webkit import Table, company, make_app, parse
 
 HTMX = {"HX-Request": "true"}
@@ -31,17 +32,6 @@ def app(tmp_path):
 
 def lobby(app):
     return app.extensions["lobby"]
-
-
-def signed(app, name: str) -> Table:
-    """A browser that took `name` on the home page."""
-    browser = Table(app)
-    browser.home()
-    response = browser.client.post("/me/name", data={"csrf_token": browser.csrf, "name": name})
-    assert response.status_code == 303, response.get_data(as_text=True)
-    browser.home()
-    browser.name = name
-    return browser
 
 
 def player_id(browser: Table) -> str:
@@ -78,7 +68,7 @@ def events(app, room: str) -> list:
 
 
 def test_a_public_table_is_full_at_once_and_each_grant_seats_its_player(app):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     opened = open_public(app, "classic", ana, bob)
     room = app.extensions["domino"].get(opened.room)
     assert room.kind == "public" and room.full and room.rounds == 1
@@ -96,7 +86,7 @@ def test_a_public_table_is_full_at_once_and_each_grant_seats_its_player(app):
 
 
 def test_a_public_table_with_the_computer_marks_its_seats(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     opened = open_public(app, "pairs", ana, None, None, None)
     room = app.extensions["domino"].get(opened.room)
     assert room.bots == (None, "hard", "hard", "hard")
@@ -112,7 +102,7 @@ def test_a_public_table_with_the_computer_marks_its_seats(app):
 
 
 def test_a_public_table_keeps_its_level_and_names(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     opened = open_public(app, "three", ana, None, None)
     follow(ana, opened.grants[player_id(ana)])
     ana.connect()
@@ -124,7 +114,7 @@ def test_a_public_table_keeps_its_level_and_names(app):
 
 
 def test_a_grant_seats_once(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     opened = open_public(app, "classic", ana, None)
     path = opened.grants[player_id(ana)]
     assert follow(ana, path).status_code == 303
@@ -141,7 +131,7 @@ def test_a_grant_seats_once(app):
 
 
 def test_a_forged_expired_or_anothers_grant_changes_nothing(app, monkeypatch):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     opened = open_public(app, "classic", ana, bob)
     path = opened.grants[player_id(ana)]
     seq = app.extensions["domino"].get(opened.room).seq
@@ -173,7 +163,7 @@ def test_a_forged_expired_or_anothers_grant_changes_nothing(app, monkeypatch):
 
 
 def test_a_public_room_is_not_joined_by_its_link(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     opened = open_public(app, "classic", ana, None)
     stranger = Table(app, opened.room)
     assert stranger.open().status_code == 403  # full
@@ -194,7 +184,7 @@ def quick_match(browser: Table, game: str = "classic", csrf: bool = True, **fiel
 
 
 def test_the_home_page_offers_quick_match_to_a_signed_in_browser(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     form = page(ana).one("data-quick-match")
     values = [o.get("value") for o in form.one("name", "game", tag="select").find_all(tag="option")]
     assert values == ["classic", "match-100", "block", "international", "three", "pairs"]
@@ -206,7 +196,7 @@ def test_the_home_page_offers_quick_match_to_a_signed_in_browser(app):
 
 
 def test_joining_the_queue_shows_the_waiting_page(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     response = quick_match(ana, "three")
     assert response.status_code == 303 and response.headers["Location"].endswith("/play/")
     shown = ana.get("/play/")
@@ -221,7 +211,7 @@ def test_joining_the_queue_shows_the_waiting_page(app):
 
 
 def test_joining_again_replaces_the_game_and_leaving_empties_the_queue(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     quick_match(ana, "classic")
     first = lobby(app).queued(player_id(ana))
     quick_match(ana, "classic")
@@ -236,7 +226,7 @@ def test_joining_again_replaces_the_game_and_leaving_empties_the_queue(app):
 
 
 def test_the_queue_refuses_clearly_and_changes_nothing(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     bad = quick_match(ana, "goat")
     assert bad.status_code == 400 and "public games" in bad.get_data(as_text=True)
     staked = quick_match(ana, "classic", stake="100")
@@ -283,7 +273,7 @@ def seated_by_poll(browser: Table) -> str:
 
 
 def test_a_wave_seats_two_players_together(app):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     quick_match(ana)
     quick_match(bob)
     since = lobby(app).queued(player_id(ana)).since
@@ -296,7 +286,7 @@ def test_a_wave_seats_two_players_together(app):
 
 
 def test_one_alone_is_filled_by_the_computer_after_the_fill_time(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     quick_match(ana, "three")
     since = lobby(app).queued(player_id(ana)).since
     wave = waves(app, Clock(since + 29), fill=30)
@@ -310,7 +300,7 @@ def test_one_alone_is_filled_by_the_computer_after_the_fill_time(app):
 
 
 def test_players_who_block_each_other_are_never_seated_together(app):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     lobby(app).block(player_id(ana), player_id(bob))
     quick_match(ana)
     quick_match(bob)
@@ -326,7 +316,7 @@ def test_players_who_block_each_other_are_never_seated_together(app):
 
 
 def test_a_failed_room_creation_leaves_the_players_queued(app):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     quick_match(ana)
     quick_match(bob)
     since = lobby(app).queued(player_id(bob)).since
@@ -344,7 +334,7 @@ def test_a_failed_room_creation_leaves_the_players_queued(app):
 
 
 def test_the_background_waves_seat_at_once_when_someone_joins(app):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     wave = app.extensions["waves"]
     wave.every = 60  # only a join wakes it
     wave.start()
@@ -381,7 +371,7 @@ def test_a_public_match_played_out_moves_both_ratings_and_the_league_once(app):
     from domino import game
     from domino.web.live.results_sender import ResultsSender, deliver_here
 
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     opened = open_public(app, "classic", ana, bob)
     services = app.extensions["domino"]
     assert services.rooms.store.seat_players(opened.room) == {

@@ -19,6 +19,7 @@ from domino.web.live.results_sender import (
     for_app,
     signer,
 )
+from tests.support.players import named_browser
 from tests.support.webkit import Table, make_app
 
 HTMX = {"HX-Request": "true"}
@@ -33,15 +34,6 @@ def app(tmp_path):
 
 def store(app):
     return app.extensions["domino"].rooms.store
-
-
-def signed(app, name: str) -> Table:
-    browser = Table(app)
-    browser.home()
-    response = browser.client.post("/me/name", data={"csrf_token": browser.csrf, "name": name})
-    assert response.status_code == 303, response.get_data(as_text=True)
-    browser.home()
-    return browser
 
 
 def player_id(app, name: str) -> str:
@@ -69,13 +61,13 @@ def finish(tables, rng: random.Random) -> None:
 
 
 def test_a_signed_in_seat_has_its_player_and_a_guest_none(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     host, _guest = table_of(app, ana)  # the guest is not signed in
     assert store(app).seat_players(host.room) == {0: player_id(app, "Ana")}
 
 
 def test_the_move_that_ends_a_match_writes_its_result_with_the_players(app):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     tables = table_of(app, ana, bob)
     room = tables[0].room
     finish(tables, random.Random(3))
@@ -105,7 +97,7 @@ def test_a_room_without_a_signed_in_seat_writes_no_result(app):
 
 
 def test_a_match_to_a_target_writes_one_result_when_it_ends(app):
-    ana = signed(app, "Ana")
+    ana = named_browser(app, "Ana")
     tables = table_of(app, ana, preset="match-100")
     rng = random.Random(4)
     for _ in range(60):
@@ -146,7 +138,7 @@ def _last_move(tables, rng) -> tuple[Table, object]:
 
 @pytest.mark.parametrize("refused", ["outbox", "events"])
 def test_the_result_and_the_move_are_one_transaction(app, refused):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     tables = table_of(app, ana, bob)
     mover, action = _last_move(tables, random.Random(8))
     seq = len(mover.log)
@@ -164,7 +156,7 @@ def test_the_result_and_the_move_are_one_transaction(app, refused):
 
 
 def test_the_sender_delivers_retries_after_a_failure_and_marks_sent(app):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     tables = table_of(app, ana, bob)
     finish(tables, random.Random(3))
     now = [store(app).outbox()[0]["created_at"]]
@@ -194,7 +186,7 @@ def test_the_sender_delivers_retries_after_a_failure_and_marks_sent(app):
 def test_a_result_delivered_twice_counts_once(app):
     """A shard killed after the lobby applied a result, before it marked it sent, sends it
     again: the lobby's key takes it once."""
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     finish(table_of(app, ana, bob), random.Random(3))
     lobby = app.extensions["lobby"]
     ((key, result, _),) = store(app).unsent()
@@ -210,7 +202,7 @@ def test_backoff_doubles_up_to_a_cap():
 
 
 def test_the_background_sender_of_an_app_delivers_to_its_lobby(app):
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     finish(table_of(app, ana, bob), random.Random(3))
     app.config["RESULTS_EVERY_SECONDS"] = 0.05
     sender = for_app(app)
@@ -229,7 +221,7 @@ def test_the_background_sender_of_an_app_delivers_to_its_lobby(app):
 
 
 def _sample(app) -> dict:
-    ana, bob = signed(app, "Ana"), signed(app, "Bob")
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
     finish(table_of(app, ana, bob), random.Random(3))
     return store(app).unsent()[0][1]
 

@@ -109,13 +109,15 @@ def test_a_public_table_keeps_its_level_and_names(app):
     before = len(events(app, opened.room))
     assert ana.post("level", level="easy").status_code == 403
     assert ana.post("name", name="Zed").status_code == 403
-    assert len(events(app, opened.room)) == before
+    added = [kind for _seq, kind, _data in events(app, opened.room)[before:]]
+    assert "level" not in added and "name" not in added  # the computer may have moved
     assert app.extensions["domino"].get(opened.room).bots[1:] == ("hard", "hard")
 
 
 def test_a_grant_seats_once(app):
     ana = named_browser(app, "Ana")
-    opened = open_public(app, "classic", ana, None)
+    # Two people: with a computer seat its move could land between the two reads of `seq`.
+    opened = open_public(app, "classic", ana, named_browser(app, "Bob"))
     path = opened.grants[player_id(ana)]
     assert follow(ana, path).status_code == 303
     secret = ana.secret

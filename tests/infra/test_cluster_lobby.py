@@ -28,6 +28,7 @@ from domino.cluster.__main__ import cluster_of, main, parse_args
 from domino.cluster.files import programs, write
 from domino.lobby import Lobby
 from domino.players import names
+from domino.web import LOBBY_PREFIXES
 from tests.support.cluster_rooms import home_form
 from tests.support.faults import Seat, csrf_field
 from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
@@ -108,10 +109,11 @@ def test_nginx_sends_the_lobbys_paths_to_the_lobby(tmp_path):
     conf = written(tmp_path).nginx_config.read_text()
     upstream = conf.split("    upstream lobby {\n", 1)[1].split("\n    }", 1)[0]
     assert "server 127.0.0.1:9100 max_conns=" in upstream and "zone lobby 64k;" in upstream
-    for prefix in ("/me/", "/p/", "/league"):
+    for prefix in LOBBY_PREFIXES:
         block = conf.split(f"        location ^~ {prefix} {{\n", 1)[1].split("\n        }\n", 1)[0]
         assert block.startswith("            proxy_pass http://lobby;"), block
-    assert conf.count("proxy_pass http://lobby;") == 6  # each prefix, and its sockets
+    # each prefix, and its sockets
+    assert conf.count("proxy_pass http://lobby;") == 2 * len(LOBBY_PREFIXES)
     assert '"~^(?<player_page>/p/[^/?]+)" $player_page;' in conf  # retried when it is down
 
 

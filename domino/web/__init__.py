@@ -22,7 +22,7 @@ from ..store.cache import Rooms
 from .live.computer import Computer
 from .live.hub import Hub
 from .live.tables import Tables
-from .live.waves import Waves, in_process
+from .live.waves import Waves, in_process, lobby_rating
 from .view.faces import face
 from .view.messages import error_message, refusal
 
@@ -81,6 +81,7 @@ def init_app(app: Flask, rng=None) -> Tables | None:
             in_process(services),
             fill=app.config["FILL_SECONDS"],
             every=app.config["WAVE_SECONDS"],
+            rating=lobby_rating(app.extensions["lobby"]),
         )
     if where == "only":
         app.before_request(_lobby_paths_only)  # first, before CSRF's and the limits' checks

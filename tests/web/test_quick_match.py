@@ -287,6 +287,31 @@ def test_a_wave_seats_two_players_together(app):
     assert "Bob" in ana.doc.one("class", "who").text
 
 
+def test_the_waves_pair_by_the_ratings_the_lobby_keeps(app):
+    """Cyd has won public matches, and her duel rating is far above Ana's and Bob's: the app's
+    waves (lobby_rating) seat the two close players together and leave Cyd waiting."""
+    from domino.web.live.waves import lobby_rating
+    from tests.support.results import result
+
+    ana, bob, cyd, dan = (named_browser(app, name) for name in ("Ana", "Bob", "Cyd", "Dan"))
+    store = lobby(app)
+    for match in range(1, 13):  # Dan is none of the three, so their ratings stay apart
+        store.apply_result(result("room-x", match, [(player_id(cyd), 1), (player_id(dan), 2)]))
+    rate = lobby_rating(store)
+    assert rate(player_id(cyd), "classic") > rate(player_id(ana), "classic") + 300
+    assert rate(player_id(ana), "three") == rate(player_id(ana), "classic") == 1500
+    for browser in (cyd, ana, bob):
+        quick_match(browser)
+    since = store.queued(player_id(cyd)).since
+    wave = Waves(store, in_process(app.extensions["domino"]), clock=Clock(since + 1), rating=rate)
+    (opened,) = wave.wave()
+    assert set(opened.grants) == {player_id(ana), player_id(bob)}
+    assert [entry.player for entry in store.waiting()] == [player_id(cyd)]
+    assert app.extensions["waves"].rating(player_id(cyd), "classic") == rate(
+        player_id(cyd), "classic"
+    )  # the app's own waves read the same ratings
+
+
 def test_one_alone_is_filled_by_the_computer_after_the_fill_time(app):
     ana = named_browser(app, "Ana")
     quick_match(ana, "three")

@@ -12,7 +12,8 @@ the lobby's process has no rooms: the same function would POST the game and seat
 proved with an HMAC of the shared secret key, and return what the shard answered (not built
 yet; issue 31's cluster part).
 
-Ratings are not stored yet (issue 31's ratings part): every player is paired at RATING.
+A player is paired by the rating the lobby keeps for the game's kind (two seats: `duel`;
+three or four: `table`), as the player page shows it (`lobby_rating`).
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ import threading
 import time
 from collections.abc import Callable
 
-from ...players.pairing import FILL_SECONDS, Waiting, pair
+from ...lobby.ratings import kind_of
+from ...players.pairing import FILL_SECONDS, SEATS, Waiting, pair
 from .tables import Opened
 
-RATING = 1500.0  # every player's rating for pairing until ratings are stored
+RATING = 1500.0  # a rating for tests that leave ratings out (a new player's shown rating)
 WAVE_SECONDS = 2.0
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,15 @@ def in_process(tables) -> Callable:
         return tables.create_public(game, seats)
 
     return open_table
+
+
+def lobby_rating(lobby) -> Callable[[str, str], float]:
+    """A player's rating for a game's queue: the shown rating of the game's kind."""
+
+    def rating(player: str, game: str) -> float:
+        return float(lobby.rating(player, kind_of(SEATS[game])).shown)
+
+    return rating
 
 
 class Waves:

@@ -69,17 +69,25 @@ def join():
     return go(url_for("play.waiting"))
 
 
-@bp.get("/play/")
-def waiting():
-    """The waiting page while queued; once seated, the seat grant; else the form."""
+def _waiting():
+    """(this player's queue entry or None, None), or (None, the answer that ends the request):
+    a refusal for a browser not signed in, or the seat grant of one a wave has seated."""
     store = the_lobby()
     player = who()
     if player is None:
-        return _refused("not-signed-in", signed_out=True)
+        return None, _refused("not-signed-in", signed_out=True)
     seated = _seated(store, player.id)
     if seated is not None:
-        return go(_grant_url(seated.grant))
-    queued = store.queued(player.id)
+        return None, go(_grant_url(seated.grant))
+    return store.queued(player.id), None
+
+
+@bp.get("/play/")
+def waiting():
+    """The waiting page while queued; once seated, the seat grant; else the form."""
+    queued, answer = _waiting()
+    if answer is not None:
+        return answer
     if queued is None:
         return render_template("play.html"), 200, NO_STORE
     page = render_template("play.html", queue=_queue_values(queued))
@@ -90,14 +98,9 @@ def waiting():
 def queue():
     """The waiting part, polled every second: the seconds waited; once seated, the browser
     is sent to its seat grant (HX-Redirect), and out of the queue elsewhere, to /play/."""
-    store = the_lobby()
-    player = who()
-    if player is None:
-        return _refused("not-signed-in", signed_out=True)
-    seated = _seated(store, player.id)
-    if seated is not None:
-        return go(_grant_url(seated.grant))
-    queued = store.queued(player.id)
+    queued, answer = _waiting()
+    if answer is not None:
+        return answer
     if queued is None:
         return go(url_for("play.waiting"))
     page = render_template("partials/queue.html", queue=_queue_values(queued))

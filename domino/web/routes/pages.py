@@ -17,7 +17,10 @@ from flask import (
 )
 from flask_babel import ngettext
 
+from ...clock import BANK_SECONDS, MOVE_SECONDS, TIMEOUTS
 from ...game import IllegalMove
+from ...lobby.ratings import PROVISIONAL
+from ...players.pairing import FILL_SECONDS
 from ...room import (
     DRAW_UNTIL,
     IDLE_SECONDS,
@@ -46,6 +49,7 @@ from ..view.rules_text import rules_line
 from ..view.sentences import table_summary
 
 bp = Blueprint("pages", __name__)
+ABANDON_SECONDS = 60  # a public seat away this long is the computer's for the match (SPEC §12)
 
 
 @bp.get("/")
@@ -65,8 +69,24 @@ def _home(card, status: int = 200):
 
 @bp.get("/help")
 def help_page():
-    """The rules, the controls and some tips, in the page's language."""
-    return render_template(f"help/{chosen_language()}.html")
+    """The rules, the controls and some tips, in the page's language. The public tables'
+    figures (SPEC §12) are this server's settings, so that the help never disagrees with it."""
+    config = current_app.config
+    figures = {
+        "fill": _seconds(config.get("FILL_SECONDS", FILL_SECONDS)),
+        "move": _seconds(config.get("MOVE_SECONDS", MOVE_SECONDS)),
+        "bank": _seconds(config.get("BANK_SECONDS", BANK_SECONDS)),
+        "away": _seconds(config.get("ABANDON_SECONDS", ABANDON_SECONDS)),
+        "timeouts": TIMEOUTS,
+        "provisional": PROVISIONAL,
+    }
+    return render_template(f"help/{chosen_language()}.html", figures=figures)
+
+
+def _seconds(value) -> int | float:
+    """A setting in seconds as the help writes it: whole, or to a tenth."""
+    value = round(float(value), 1)
+    return int(value) if value.is_integer() else value
 
 
 @bp.get("/healthz")

@@ -9,6 +9,7 @@ reached at their own addresses alone: nginx and the lobby's process answer it 40
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import urllib.error
 import urllib.parse
@@ -16,6 +17,8 @@ import urllib.request
 
 import pytest
 
+from domino.cluster.__main__ import cluster_of, parse_args
+from domino.cluster.files import lobby_program, shard_program
 from domino.web.live.waves import PATH, signer
 from tests.support.faults import Seat, csrf_field
 from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
@@ -131,3 +134,20 @@ def test_tables_are_opened_at_a_shards_own_address_alone(cluster):
     shard = f"http://{cluster.cluster.shard('s2').address}{PATH}"
     assert post(shard, signer("another key").dumps(table)) == 403
     assert post(shard, good) == 200
+
+
+def test_the_lobby_is_told_every_shard_it_may_open_tables_on(tmp_path):
+    """`python -m domino.cluster` gives the lobby its shards' own addresses, the remote ones
+    too; a DOMINO_SHARD_URLS among the cluster's settings replaces them."""
+    options = ["write", "--instance", str(tmp_path), "--no-router", "--lobby-port", "9000"]
+    cluster = cluster_of(parse_args([*options, "--remote", "s3=10.0.0.2:8003"]))
+    env = lobby_program(cluster, cluster.lobby).env
+    assert env["DOMINO_SHARD_URLS"] == (
+        "http://127.0.0.1:8001,http://127.0.0.1:8002,http://10.0.0.2:8003"
+    )
+    for shard in cluster.local:
+        assert "DOMINO_SHARD_URLS" not in shard_program(cluster, shard).env
+    told = dataclasses.replace(cluster, env={"DOMINO_SHARD_URLS": "http://10.0.0.9:8009"})
+    assert lobby_program(told, told.lobby).env["DOMINO_SHARD_URLS"] == "http://10.0.0.9:8009"
+    lobby_only = cluster_of(parse_args(["write", "--shards", "0", "--no-router"]))
+    assert "DOMINO_SHARD_URLS" not in lobby_program(lobby_only, lobby_only.lobby).env

@@ -255,6 +255,9 @@ class Player(Seat):
                     self.sign_in()
                     signed = True
                 if not self.room:
+                    # A pause as a person takes: alone in the queue past the fill time,
+                    # the computer takes the other seat; with others, people sit together.
+                    time.sleep(self.rng.uniform(0, 2 * self.drill.fill))
                     self.quick_match()
                 if self.room:
                     self.play_table()
@@ -278,6 +281,7 @@ class Drill:
         self.seed = args.seed
         self.phase = args.phase
         self.matches_per_table = args.matches
+        self.fill = args.fill
         self.rng = random.Random(args.seed)
         self.deadline = time.monotonic() + args.deadline
         self.quiet = args.quiet
@@ -345,6 +349,7 @@ class Drill:
         self.pending_duplicates(victim)
         time.sleep(self.rng.uniform(0, 0.2))
         self.restart(victim)
+        time.sleep(self.rng.uniform(0.5, 3.0))  # play goes on a while before the next is armed
 
     def kill_one(self) -> str:
         self.up.event.clear()
@@ -370,6 +375,10 @@ class Drill:
         unsent = {k for k, _r, sent in outbox_rows(self.shard_db) if sent is None}
         applied = set(lobby_keys(self.lobby_db))
         self.redelivery |= unsent & applied
+        if unsent - applied:
+            self.counts["kills with results not yet delivered"] += 1
+        if unsent & applied:
+            self.counts["kills between the lobby's apply and the shard's mark"] += 1
 
     # -- the run ----------------------------------------------------------------------------
 
@@ -403,7 +412,7 @@ class Drill:
         figures.update(
             phase=self.phase,
             kills=self.counts["kills"],
-            kills_by=dict(sorted((k, v) for k, v in self.counts.items() if k.startswith("kills "))),
+            kills_by={k: v for k, v in sorted(self.counts.items()) if k.startswith("kills ")},
             seated=self.counts["seated"],
             stuck_tables_left=self.counts["stuck tables left"],
             last_tiles_sent=self.counts["last tiles sent"],

@@ -101,9 +101,10 @@ class Player(Seat):
     # -- the lobby's side -------------------------------------------------------------------
 
     def request(self, path: str, form: dict | None = None, headers: dict | None = None):
-        """As Seat's; nginx's answer for a program that is down (502, 504) is ServerDown."""
+        """As Seat's; nginx's answer for a program that is down (its "unavailable" page, 503;
+        or a 502 or 504) is ServerDown too."""
         reply = super().request(path, form, headers)
-        if reply.status in (502, 503, 504) and "<!doctype html>" not in reply.text[:200]:
+        if reply.status in (502, 503, 504):
             raise ServerDown(f"{path}: {reply.status}")
         return reply
 

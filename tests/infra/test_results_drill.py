@@ -43,7 +43,7 @@ def drill(*args: str) -> tuple[int, dict]:
 def assert_exactly_once(code: int, figures: dict, kills: int) -> None:
     assert figures["kills"] == kills
     assert figures["matches_finished"] > 0
-    assert {name: figures[name] for name in VIOLATIONS} == dict.fromkeys(VIOLATIONS, 0)
+    assert {name: figures[name] for name in VIOLATIONS if figures[name] != 0} == {}
     assert figures["results_applied"] == figures["matches_finished"]
     assert figures["league_rows"] > 0 and figures["player_failures"] == []
     assert figures["ok"] is True and code == 0

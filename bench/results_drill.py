@@ -36,6 +36,7 @@ import dataclasses
 import json
 import random
 import re
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -126,6 +127,10 @@ class Player(Seat):
         _s, home, _u = self.request("/")
         _s, page, url = self.request("/play/", {"game": GAME, "csrf_token": csrf_field(home)})
         while not self._seated(url) and not self.drill.stop.is_set():
+            if urllib.parse.urlparse(url).path.endswith("/grant"):
+                # A kill took the answer of the grant's redemption: spent, its cookie lost.
+                self.drill.count("grants refused")
+                self.drill.stuck.append({"player": self.name, "grant refused": url})
             if "data-queue" not in page:
                 return
             time.sleep(0.2)
@@ -230,6 +235,7 @@ class Player(Seat):
                     return  # back to quick match
             if time.monotonic() - changed > STUCK:
                 self.drill.count("stuck tables left")
+                self.drill.stuck.append(self.stuck_note(text))
                 return
             choice = self.pick(text)
             if choice is None:
@@ -245,6 +251,19 @@ class Player(Seat):
                 self.drill.count("ending moves acknowledged")
             elif status not in (200, 409):
                 raise AssertionError(f"{self.name}: {action} answered {status}: {reply[:200]}")
+
+    def stuck_note(self, text: str) -> dict:
+        """What a table that stopped moving showed this seat (for the drill's report; the
+        table itself is kept in the drill's folder)."""
+        (self.drill.folder / f"stuck-{self.name}-{self.room}.html").write_text(text)
+        return {
+            "player": self.name,
+            "room": self.room,
+            "seq": seq_of(text),
+            "over": bool(OVER.search(text)),
+            "offered": [action for action, _f in options(text)],
+            "away": re.findall(r'data-connected="false"|data-away[^ >]*', text)[:4],
+        }
 
     def run(self) -> None:
         """The person's life: sign in, then quick match and play, until the drill stops."""
@@ -289,12 +308,12 @@ class Drill:
         self.stop = threading.Event()
         self.up = Up()
         self.failures: list[str] = []
+        self.stuck: list[dict] = []
         self.counts: Counter[str] = Counter()
         self.lock = threading.Lock()
         self.ends = threading.Condition(self.lock)
         self.trigger: str | None = None  # "sent" / "seen": a match end to kill around
-        self.tmp = tempfile.TemporaryDirectory(prefix="domino-results-drill-")
-        folder = Path(self.tmp.name)
+        self.folder = folder = Path(tempfile.mkdtemp(prefix="domino-results-drill-"))
         self.log = folder / "deliveries.log"
         env = {
             **NO_CLOCK,
@@ -416,13 +435,18 @@ class Drill:
             kills_by={k: v for k, v in sorted(self.counts.items()) if k.startswith("kills ")},
             seated=self.counts["seated"],
             stuck_tables_left=self.counts["stuck tables left"],
+            grants_refused=self.counts["grants refused"],
+            stuck=self.stuck[:6],
             last_tiles_sent=self.counts["last tiles sent"],
             ending_moves_acknowledged=self.counts["ending moves acknowledged"],
             redelivered_keys=len(self.redelivery),
             player_failures=self.failures[:5],
             seconds=round(time.monotonic() - started, 1),
         )
-        self.tmp.cleanup()
+        if figures["ok"] and not self.failures:
+            shutil.rmtree(self.folder, ignore_errors=True)
+        else:  # kept for a look: the databases, the servers' logs, the deliveries' log
+            figures["kept"] = str(self.folder)
         return figures
 
     def start_all(self) -> None:
@@ -593,7 +617,9 @@ def check(shard_db: Path, lobby_db: Path, log: Path, drained: bool) -> dict:
         "rating_counts_wrong": sum(stored_ratings.get(k, 0) != v for k, v in ratings.items())
         + len(stored_ratings.keys() - ratings.keys()),
     }
+    lost = sorted(set(keys) - set(applied))[:5]
     return {
+        "missing_keys": [_outbox_row(shard_db, key) for key in lost],
         "matches_finished": len(in_log),
         "results_in_outbox": len(keys),
         "results_applied": len(set(applied)),
@@ -605,6 +631,13 @@ def check(shard_db: Path, lobby_db: Path, log: Path, drained: bool) -> dict:
         **violations,
         "ok": not any(violations.values()),
     }
+
+
+def _outbox_row(db: Path, key: str) -> dict:
+    """A result's outbox row, for the report of one missing in the lobby."""
+    sql = "SELECT key, created_at, attempts, next_at, sent_at FROM outbox WHERE key = "
+    row = _read(db, sql + "'" + key.replace("'", "''") + "'")[0]
+    return dict(zip(("key", "created_at", "attempts", "next_at", "sent_at"), row, strict=True))
 
 
 def main(argv=None) -> int:

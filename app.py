@@ -39,6 +39,12 @@ def create_app(config=None):
         # A shard of a cluster: the lobby's own address, where finished matches' results are
         # sent (web/live/results_sender.py), e.g. "http://127.0.0.1:9080".
         LOBBY_URL=os.environ.get("DOMINO_LOBBY_URL") or None,
+        # The lobby's process of a cluster: the shards' own addresses, comma-separated, where
+        # quick match opens its tables (web/live/waves.py `over_http`), e.g.
+        # "http://127.0.0.1:8001,http://127.0.0.1:8002".
+        SHARD_URLS=tuple(
+            url.strip() for url in os.environ.get("DOMINO_SHARD_URLS", "").split(",") if url.strip()
+        ),
         # The site's address as browsers see it ("https://domino.example"): the passkeys' origin
         # and relying party; unset, each request's own scheme and host.
         ORIGIN=os.environ.get("DOMINO_ORIGIN") or None,

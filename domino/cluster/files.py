@@ -87,14 +87,24 @@ def shard_program(cluster: Cluster, shard: Shard) -> Program:
 
 def lobby_program(cluster: Cluster, lobby: LobbyServer) -> Program:
     """The lobby: the same server, serving the lobby's paths alone from its own database (no
-    rooms, no computer: domino/web/__init__.py), signing cookies with the shared secret key."""
+    rooms, no computer: domino/web/__init__.py), signing cookies with the shared secret key,
+    and opening quick match's tables on the shards this machine knows, at their own addresses
+    (DOMINO_SHARD_URLS: web/live/waves.py `over_http`; a setting of the same name given to the
+    cluster replaces them)."""
     env = {
         "DOMINO_LOBBY": "only",
         "DOMINO_LOBBY_DB": str(cluster.db(lobby)),
         "DOMINO_PROXIES": "1",  # its name limits count per client, as nginx saw it
+        **({"DOMINO_SHARD_URLS": shard_urls(cluster)} if cluster.shards else {}),
         **cluster.env,
     }
     return Program(lobby.name, _server(lobby), cluster.root, env, priority=200)
+
+
+def shard_urls(cluster: Cluster) -> str:
+    """The shards' own addresses as the lobby reaches them, past nginx (which refuses
+    /internal/ from outside): "http://HOST:PORT,..."."""
+    return ",".join(f"http://{shard.address}" for shard in cluster.shards)
 
 
 def _server(part: Part) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from ..store.cache import Rooms
 from .live.computer import Computer
 from .live.hub import Hub
 from .live.tables import Tables
-from .live.waves import Waves, in_process, lobby_rating
+from .live.waves import Waves, in_process, lobby_rating, over_http
 from .view.faces import face
 from .view.messages import error_message, refusal
 
@@ -57,6 +57,7 @@ def init_app(app: Flask, rng=None) -> Tables | None:
         review,
         seating,
         sockets,
+        tables_in,
     )
     from .view import i18n, rules_text
 
@@ -75,10 +76,19 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     services = None if where == "only" else open_rooms(app, rng)
     if where != "elsewhere":
         app.extensions["lobby"] = open_lobby(app)
-    if where == "here":  # quick match's waves open rooms on this process's rooms' owner
+    # Quick match's waves open rooms on this process's rooms' owner, or in the lobby's process
+    # of a cluster on the shards (SHARD_URLS, their own addresses) over HTTP; without either,
+    # no waves, and quick match says it is closed (routes/play.py).
+    shard_urls = app.config.get("SHARD_URLS") or ()
+    open_table = None
+    if where == "here":
+        open_table = in_process(services)
+    elif where == "only" and shard_urls:
+        open_table = over_http(shard_urls, app.config["SECRET_KEY"])
+    if open_table is not None:
         app.extensions["waves"] = Waves(
             app.extensions["lobby"],
-            in_process(services),
+            open_table,
             fill=app.config["FILL_SECONDS"],
             every=app.config["WAVE_SECONDS"],
             rating=lobby_rating(app.extensions["lobby"]),
@@ -96,7 +106,9 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     app.register_blueprint(passkeys.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(league.bp)
+    app.register_blueprint(tables_in.bp)
     csrf.exempt(league.results_in)  # a shard's signed delivery: no browser, no form
+    csrf.exempt(tables_in.tables_in)  # the lobby's signed table to open: no browser either
     sockets.sock.init_app(app)
     limits.init_app(app)
 
@@ -190,14 +202,14 @@ def start_background(app: Flask) -> None:
     """Start what runs beside the requests, from the server's own hooks (gunicorn.conf.py's
     post_worker_init, app.py's development server), never from the factory: the computer's
     deciders, the sweep that deletes idle rooms every PURGE_EVERY_SECONDS (0: none), and quick
-    match's waves when the lobby is in this process (`stop_background` stops them)."""
+    match's waves where the lobby is (`stop_background` stops them)."""
+    waves = app.extensions.get("waves")
+    if waves is not None:
+        waves.start()
     services = app.extensions.get("domino")
     if services is None:  # the lobby's process: no rooms, no computer, nothing to sweep
         return
     services.computer.start()
-    waves = app.extensions.get("waves")
-    if waves is not None:
-        waves.start()
     from .live.results_sender import for_app
 
     sender = for_app(app)  # finished matches' results, from the outbox to the lobby

@@ -79,6 +79,8 @@ def test_the_lobby_runs_under_supervisord_with_its_database_and_the_shared_key(t
         "DOMINO_LOBBY_DB": str(tmp_path / "shards" / "lobby.sqlite3"),
         "DOMINO_PROXIES": "1",
         "DOMINO_SECRET_KEY": "shared",
+        # quick match's tables go to the shards' own addresses (web/live/waves.py over_http)
+        "DOMINO_SHARD_URLS": "http://127.0.0.1:8101,http://127.0.0.1:8102",
     }
     assert "--bind=127.0.0.1:9100" in lobby["command"].split()
     assert lobby["command"].split()[0].endswith("gunicorn") and lobby["autorestart"] == "true"

@@ -8,9 +8,13 @@ could not be opened leaves its players queued for the next wave.
 
 `open_table` is the seam between the lobby and the rooms. In one process (LOBBY "here") it is
 `in_process(tables)`: the rooms' owner (`Tables.create_public`) called directly. In a cluster
-the lobby's process has no rooms: the same function would POST the game and seats to a shard,
-proved with an HMAC of the shared secret key, and return what the shard answered (not built
-yet; issue 31's cluster part).
+the lobby's process has no rooms: `over_http(shard_urls, secret_key)` POSTs the game and
+seats to a shard's own address (`DOMINO_SHARD_URLS`) at `PATH`, signed with an HMAC of the
+shared secret key (itsdangerous, salt `SALT`), where the shard calls the same
+`Tables.create_public` (web/routes/tables_in.py) and answers the room and its grants. Tables
+are spread over the shards in turn; a shard that fails (down, slow past `TIMEOUT`, refusing)
+is passed over for the next, and when every shard failed the call raises, so the wave leaves
+the table's players queued. nginx never routes `PATH` from outside.
 
 A player is paired by the rating the lobby keeps for the game's kind (two seats: `duel`;
 three or four: `table`), as the player page shows it (`lobby_rating`).
@@ -18,10 +22,16 @@ three or four: `table`), as the player page shows it (`lobby_rating`).
 
 from __future__ import annotations
 
+import itertools
+import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+
+from itsdangerous import URLSafeTimedSerializer
 
 from ...lobby.ratings import kind_of
 from ...players.pairing import FILL_SECONDS, SEATS, Waiting, pair
@@ -29,6 +39,12 @@ from .tables import Opened
 
 RATING = 1500.0  # a rating for tests that leave ratings out (a new player's shown rating)
 WAVE_SECONDS = 2.0
+# The seam over HTTP: a shard's endpoint (web/routes/tables_in.py), its signature's salt, how
+# long a signed request verifies, and the seconds one attempt at one shard may take.
+PATH = "/internal/tables"
+SALT = "domino-tables"
+MAX_AGE = 60
+TIMEOUT = 3.0
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +56,76 @@ def in_process(tables) -> Callable:
         return tables.create_public(game, seats)
 
     return open_table
+
+
+def signer(secret_key: str) -> URLSafeTimedSerializer:
+    """The serializer the lobby signs a table with and the shard checks it with."""
+    return URLSafeTimedSerializer(secret_key, salt=SALT)
+
+
+class NoShard(RuntimeError):
+    """No shard opened the table (each one's failure is in the message)."""
+
+
+def over_http(
+    shard_urls: Sequence[str], secret_key: str, timeout: float = TIMEOUT
+) -> Callable[[str, list], Opened]:
+    """The seam's side in a cluster: open the public room on a shard (its own address, e.g.
+    http://10.0.0.2:8001), each table on the next shard in turn, passing over one that fails;
+    NoShard if none opened it. `timeout` bounds each attempt's connection and each read."""
+    urls = [url.rstrip("/") for url in shard_urls if url.strip()]
+    if not urls:
+        raise ValueError("over_http needs at least one shard's URL")
+    sign = signer(secret_key)
+    turns = itertools.count()
+    turn_lock = threading.Lock()
+
+    def open_table(game: str, seats) -> Opened:
+        payload = {"game": game, "seats": [None if s is None else list(s) for s in seats]}
+        people = {s[0] for s in seats if s is not None}
+        with turn_lock:
+            first = next(turns) % len(urls)
+        failures = []
+        for url in urls[first:] + urls[:first]:
+            try:
+                return _post_table(url + PATH, sign.dumps(payload), people, timeout)
+            except _Refused as error:  # the table itself was refused: so would it be anywhere
+                raise NoShard(f"{url}: {error}") from error
+            except Exception as error:  # down, slow, or a wrong answer: the next shard
+                log.warning("opening a %s table on %s failed (%s)", game, url, error)
+                failures.append(f"{url}: {error}")
+        raise NoShard("no shard opened the table: " + "; ".join(failures))
+
+    return open_table
+
+
+class _Refused(Exception):
+    """A shard's 400: the payload is wrong, not the shard."""
+
+
+def _post_table(target: str, body: str, people: set, timeout: float) -> Opened:
+    """One attempt: POST the signed table to one shard; its answer, checked, as Opened."""
+    request = urllib.request.Request(
+        target, data=body.encode(), method="POST", headers={"Content-Type": "text/plain"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            answer = json.loads(response.read(64 * 1024))
+    except urllib.error.HTTPError as error:
+        with error:
+            detail = error.read(1024).decode(errors="replace")
+        if error.code == 400:
+            raise _Refused(f"400 {detail}") from error
+        raise RuntimeError(f"HTTP {error.code} {detail[:200]}") from error
+    if not isinstance(answer, dict):
+        raise RuntimeError(f"not a room and its grants: {str(answer)[:200]}")
+    room, grants = answer.get("room"), answer.get("grants")
+    if not isinstance(room, str) or not isinstance(grants, dict) or set(grants) != people:
+        raise RuntimeError(f"not a room and its grants: {str(answer)[:200]}")
+    own = f"/r/{room}/"
+    if not all(isinstance(path, str) and path.startswith(own) for path in grants.values()):
+        raise RuntimeError(f"grants not of room {room}: {grants}")
+    return Opened(room, dict(grants))
 
 
 def lobby_rating(lobby) -> Callable[[str, str], float]:

@@ -1,7 +1,9 @@
 """Quick match (SPEC §12, hooks §14): a signed-in player joins the queue of a public game,
 waits on a page that asks the lobby every second, and is sent to their seat grant once a wave
 (web/live/waves.py) seats them. These are the lobby's paths (`/play/`): in a cluster nginx
-sends them to the lobby's process.
+sends them to the lobby's process, whose waves open the tables on the shards over HTTP
+(`DOMINO_SHARD_URLS`); a lobby's process that knows no shard refuses to queue anyone (503
+`quick-match-closed`).
 
 Stakes come with the coins (issue 32): the form has no stake yet, and a posted stake other
 than 0 is refused.
@@ -62,8 +64,10 @@ def join():
         return _refused("bad-game")
     if stake not in ("", "0"):
         return _refused("stakes-closed")
-    if current_app.extensions.get("waves") is None:  # the lobby's own process of a cluster
-        return _refused("quick-match-closed")  # opens no rooms yet: nobody would be seated
+    # No waves: the lobby's own process of a cluster that knows no shard to open tables on
+    # (DOMINO_SHARD_URLS unset: domino/web/__init__.py). Nobody would ever be seated.
+    if current_app.extensions.get("waves") is None:
+        return _refused("quick-match-closed")
     store.join_queue(player.id, game)
     _poke()
     return go(url_for("play.waiting"))

@@ -1,6 +1,7 @@
 """Quick match under load: N players join the public games' queues through the real server.
 
     .venv/bin/python -m bench.lobby [--players 2000] [--seconds 60] [--fill 30] [--seed 2026]
+                                    [--split]
 
 Starts the server as `make serve` does (gunicorn.conf.py: one gevent worker) on a free loopback
 port with a temporary database, as behind one reverse proxy (DOMINO_PROXIES=1) with its rate
@@ -10,6 +11,15 @@ fill is --fill seconds (DOMINO_FILL_SECONDS), a wave every WAVE_SECONDS (DOMINO_
 The public tables' clock (DOMINO_MOVE_SECONDS, DOMINO_BANK_SECONDS, DOMINO_ABANDON_SECONDS)
 is set to CLOCK_OFF seconds: seated players never move, and the server must not spend the run
 playing timeouts for them, so the figures are the lobby's work.
+
+With --split the lobby runs as its own process (DOMINO_LOBBY=only) and opens its tables on one
+shard (DOMINO_LOBBY=elsewhere) over HTTP (DOMINO_SHARD_URLS: the shard's POST /internal/tables),
+two gunicorn servers as a cluster runs them without nginx: the client sends the lobby's paths
+(`LOBBY_PREFIXES`) to the lobby and the others to the shard, as nginx would. The CPU figure is
+then the lobby's worker alone; the shard's is printed beside it.
+
+Before the measured players, one full table of players per game is seated at once with no
+thinking (the warm-up: templates compiled, caches filled), outside every figure.
 
 The players arrive at random moments over --seconds (seeded), and each does what a person
 does, waiting like one between steps:
@@ -36,7 +46,8 @@ JSON line:
 
     {"players", "seated", "errors", "late", "seat_p50_s", "seat_p99_s", "seat_max_s",
      "wait_max_s", "tables", "tables_by_game", "computer_tables", "computer_share",
-     "cpu_process", "cpu_s", "cpu_ms_per_player", "pool_cpu_s", "client_cpu_s"}
+     "cpu_process", "cpu_s", "cpu_ms_per_player", "pool_cpu_s", "client_cpu_s"}, and with
+     --split "shard_cpu_s" before "pool_cpu_s"
 
 Exits 1 if any error happened, any player was not seated, or any waited longer than the fill
 plus one wave (`late`): the lobby promises nobody waits longer (domino/players/pairing.py).
@@ -65,6 +76,7 @@ from bench.load import quantile, raise_open_files
 from bench.loadclient import CSRF_FIELD, Browser, Tally
 from bench.loadcluster import children, cpu_seconds, worker_pid
 from domino.players.pairing import SEATS
+from domino.web import LOBBY_PREFIXES
 from tests.support.faults import Server, free_port
 
 BENCH = Path(__file__).resolve().parent
@@ -116,6 +128,7 @@ class Results:
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds over the run, by process
     client_cpu: float = 0.0
     seated_at: dict[str, float] = field(default_factory=dict)  # the lobby's record, by player
+    requests: Counter[str] = field(default_factory=Counter)  # the players' requests, by step
 
 
 def make_players(count: int, seconds: float, rng: random.Random) -> list[Player]:
@@ -129,16 +142,41 @@ def make_players(count: int, seconds: float, rng: random.Random) -> list[Player]
     return found
 
 
+class Routed(Browser):
+    """A browser in front of a cluster without nginx: the lobby's paths (LOBBY_PREFIXES) go
+    to the lobby's process, every other to the shard, as nginx would send them."""
+
+    def __init__(self, url: str, http, lobby_url: str) -> None:
+        super().__init__(url, http)
+        self.shard_url, self.lobby_url = url, lobby_url
+
+    async def request(self, method: str, path: str, data=None, headers=None):
+        self.url = self.lobby_url if path.startswith(LOBBY_PREFIXES) else self.shard_url
+        return await super().request(method, path, data, headers)
+
+
 class Bench:
     """The players' client: one aiohttp session with a bounded pool of keep-alive
     connections, each player a coroutine holding its own cookies and address."""
 
-    def __init__(self, url: str, rng: random.Random, fill: float, tally: Tally) -> None:
+    def __init__(
+        self, url: str, rng: random.Random, fill: float, tally: Tally, lobby_url: str = ""
+    ) -> None:
         self.url = url
+        self.lobby_url = lobby_url  # with --split: the lobby's process, apart from the shard
         self.rng = rng
         self.fill = fill
         self.tally = tally
         self.pace = 1.0  # 0: the warm-up's players think not at all
+        self.requests: Counter[str] = Counter()  # by step, for the players measured
+
+    async def ask(
+        self, browser: Browser, kind: str, method: str, path: str, data=None, headers=None
+    ):
+        """One request of a step (counted by kind once the warm-up is over)."""
+        if self.pace:
+            self.requests[kind] += 1
+        return await browser.request(method, path, data, headers)
 
     def error(self, player: Player, kind: str, detail: str) -> None:
         self.tally.error(kind, f"player {player.number} ({player.game}): {detail}")
@@ -159,7 +197,9 @@ class Bench:
 
     async def play(self, http, player: Player, start: float) -> None:
         await asyncio.sleep(max(0.0, start + player.arrives - time.monotonic()))
-        browser = Browser(self.url, http)
+        browser = (
+            Routed(self.url, http, self.lobby_url) if self.lobby_url else Browser(self.url, http)
+        )
         try:
             await self.seat(browser, player)
         except (TimeoutError, aiohttp.ClientError) as error:
@@ -169,20 +209,20 @@ class Bench:
 
     async def seat(self, browser: Browser, player: Player) -> None:
         """Take a name, press "Play", wait, follow the grant, land on the room page."""
-        status, home, _h = await browser.request("GET", "/")
+        status, home, _h = await self.ask(browser, "home page", "GET", "/")
         expect(status == 200, "home page", status)
         await self.think(NAME_THINK)
         form = {"csrf_token": token(home), "name": player.name}
-        status, text, headers = await browser.request("POST", "/me/name", data=form)
+        status, text, headers = await self.ask(browser, "take a name", "POST", "/me/name", form)
         expect(status == 303, "taking a name", f"{status} {text[:200]!r}")
-        status, home, _h = await browser.request("GET", headers["Location"])
+        status, home, _h = await self.ask(browser, "home page", "GET", headers["Location"])
         expect(status == 200 and "data-quick-match" in home, "home page signed in", status)
         await self.think(GAME_THINK)
         player.pressed, player.pressed_wall = time.perf_counter(), time.time()
         form = {"csrf_token": token(home), "game": player.game}
-        status, text, headers = await browser.request("POST", "/play/", data=form)
+        status, text, headers = await self.ask(browser, "Play", "POST", "/play/", form)
         expect(status == 303, "pressing Play", f"{status} {text[:200]!r}")
-        status, page, headers = await browser.request("GET", headers["Location"])
+        status, page, headers = await self.ask(browser, "waiting page", "GET", headers["Location"])
         if status == 303:  # a wave seated them while the redirect was on its way
             grant = headers["Location"]
         else:
@@ -198,8 +238,8 @@ class Bench:
         while time.perf_counter() < give_up:
             await asyncio.sleep(POLL_SECONDS)
             player.polls += 1
-            status, text, headers = await browser.request(
-                "GET", "/play/queue", headers={"HX-Request": "true"}
+            status, text, headers = await self.ask(
+                browser, "poll", "GET", "/play/queue", headers={"HX-Request": "true"}
             )
             expect(status == 200, "polling the queue", status)
             if "HX-Redirect" in headers:
@@ -217,9 +257,9 @@ class Bench:
         player.room = found.group(1)
         named = grant_payload(grant)
         player.id, player.seat = named["p"], int(named["s"])
-        status, text, headers = await browser.request("GET", grant)
+        status, text, headers = await self.ask(browser, "seat grant", "GET", grant)
         expect(status == 303, "following the seat grant", f"{status} {text[:200]!r}")
-        status, page, _h = await browser.request("GET", headers["Location"])
+        status, page, _h = await self.ask(browser, "room page", "GET", headers["Location"])
         expect(status == 200, "the room page", status)
         player.landed = time.perf_counter()
         seat = FAIR_SEAT.search(page)
@@ -320,6 +360,55 @@ def run_one_server(args, tmp: Path) -> tuple[Results, str]:
     return results, label
 
 
+def run_split(args, tmp: Path) -> tuple[Results, str]:
+    """The run against the lobby's own process (DOMINO_LOBBY=only), which opens the tables on
+    one shard (DOMINO_LOBBY=elsewhere) over HTTP (DOMINO_SHARD_URLS, POST /internal/tables)."""
+    (tmp / "lobby").mkdir()
+    (tmp / "shard").mkdir()
+    env = server_env(args.fill)
+    shard_port, lobby_port = free_port(), free_port()
+    lobby_url = f"http://127.0.0.1:{lobby_port}"
+    shard = Server(
+        tmp / "shard" / "s1.sqlite3",
+        shard_port,
+        app="app:create_app()",
+        env={
+            **env,
+            "DOMINO_LOBBY": "elsewhere",
+            "DOMINO_SHARD": "s1",
+            "DOMINO_LOBBY_URL": lobby_url,
+        },
+    )
+    lobby = Server(
+        tmp / "lobby" / "rooms.sqlite3",  # no rooms are opened there: its lobby.sqlite3 beside
+        lobby_port,
+        app="app:create_app()",
+        env={**env, "DOMINO_LOBBY": "only", "DOMINO_SHARD_URLS": shard.url},
+    )
+    shard.start()
+    try:
+        lobby.start()
+        try:
+            workers = worker_pid(lobby.proc.pid), worker_pid(shard.proc.pid)
+            label = f"the lobby's gunicorn worker (pid {workers[0]}, DOMINO_LOBBY=only), alone"
+
+            def cpu() -> dict[str, float]:
+                found = process_cpu(workers[1])
+                return {
+                    "worker": cpu_seconds(workers[0]),
+                    "shard": found["worker"],
+                    "pool": found["pool"],
+                }
+
+            results = drive(args, shard.url, cpu, lobby_url)
+            results.seated_at = seated_at(tmp / "lobby" / "lobby.sqlite3")
+        finally:
+            lobby.kill()
+    finally:
+        shard.kill()
+    return results, label
+
+
 def warm_players(rng: random.Random) -> list[Player]:
     """One full table of players for each public game, arriving at once: they run every path
     of the server once (templates compiled, caches filled) before the CPU is measured."""
@@ -329,12 +418,13 @@ def warm_players(rng: random.Random) -> list[Player]:
     ]
 
 
-def drive(args, url: str, cpu) -> Results:
+def drive(args, url: str, cpu, lobby_url: str = "") -> Results:
     """Warm the server up, then run the players against `url`, measuring `cpu()` meanwhile."""
     rng = random.Random(args.seed)
     players = make_players(args.players, args.seconds, rng)
     results = Results(players, Tally())
-    bench = Bench(url, rng, args.fill, results.tally)
+    bench = Bench(url, rng, args.fill, results.tally, lobby_url)
+    results.requests = bench.requests
 
     async def go() -> None:
         bench.pace = 0.0
@@ -392,6 +482,9 @@ def report(args, results: Results, label: str) -> dict:
     span = results.finished - results.started
     cpu_s, pool_s = results.cpu["worker"], results.cpu.get("pool", 0.0)
     per_player = cpu_s * 1000 / max(len(seated), 1)
+    pool_of = "shard's" if "shard" in results.cpu else "one"
+    shard_s = results.cpu.get("shard", 0.0)
+    shard_cpu = f"{shard_s:.2f} s, {shard_s * 1000 / max(len(seated), 1):.2f} ms per seated player"
     chosen = Counter(p.game for p in players)
     s = lambda values, q: f"{quantile(values, q):.2f}"  # noqa: E731
     share = computer_tables / tables if tables else 0.0
@@ -419,12 +512,25 @@ def report(args, results: Results, label: str) -> dict:
         ),
         ("share of tables filled by the computer", f"{share:.1%}"),
         (
+            "the players' requests",
+            f"{sum(results.requests.values())}: "
+            + ", ".join(f"{kind} {n}" for kind, n in results.requests.items()),
+        ),
+        (
             "longest wait a waiting page showed (data-waited)",
             f"{max((p.shown_waited for p in players), default=0)} s",
         ),
         (f"CPU of {label}", f"{cpu_s:.2f} s, {cpu_s / span:.0%} of one core"),
         ("  per seated player", f"{per_player:.2f} ms"),
-        ("CPU of the computer's process pool (the worker's descendants)", f"{pool_s:.2f} s"),
+        *(
+            [("CPU of the shard's gunicorn worker (DOMINO_LOBBY=elsewhere)", shard_cpu)]
+            if "shard" in results.cpu
+            else []
+        ),
+        (
+            f"CPU of the computer's process pool (the {pool_of} worker's descendants)",
+            f"{pool_s:.2f} s",
+        ),
         ("CPU of this load client", f"{results.client_cpu:.2f} s"),
         ("errors", str(tally.errors)),
     ]
@@ -451,6 +557,7 @@ def report(args, results: Results, label: str) -> dict:
         "cpu_process": label,
         "cpu_s": round(cpu_s, 3),
         "cpu_ms_per_player": round(per_player, 3),
+        **({"shard_cpu_s": round(shard_s, 3)} if "shard" in results.cpu else {}),
         "pool_cpu_s": round(pool_s, 3),
         "client_cpu_s": round(results.client_cpu, 3),
     }
@@ -464,6 +571,11 @@ def parse_args(argv=None):
         "--fill", type=float, default=30.0, help="DOMINO_FILL_SECONDS: the computer fills then"
     )
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="the lobby as its own process (DOMINO_LOBBY=only) opening tables on one shard",
+    )
     args = parser.parse_args(argv)
     if args.players < 1 or args.seconds <= 0 or args.fill < 0:
         parser.error("--players and --seconds must be positive, --fill not negative")
@@ -474,7 +586,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     raise_open_files(CONNECTIONS + 1000)
     with tempfile.TemporaryDirectory() as tmp:
-        results, label = run_one_server(args, Path(tmp))
+        run = run_split if args.split else run_one_server
+        results, label = run(args, Path(tmp))
         result = report(args, results, label)
     print(json.dumps(result))
     ok = result["errors"] == 0 and result["late"] == 0 and result["seated"] == result["players"]

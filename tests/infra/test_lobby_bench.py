@@ -77,6 +77,25 @@ def test_twenty_players_are_all_seated_in_time_without_an_error():
     assert result["cpu_s"] > 0 and result["cpu_ms_per_player"] > 0
 
 
+@pytest.mark.slow
+def test_split_the_lobby_alone_seats_everyone_on_the_shard_and_counts_its_own_cpu():
+    done = bench("--players", "20", "--seconds", "5", "--fill", "2", "--seed", "7", "--split")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert list(result) == [*KEYS[:-2], "shard_cpu_s", *KEYS[-2:]]
+    assert result["players"] == result["seated"] == 20, output
+    assert result["errors"] == 0 and result["late"] == 0, output
+    assert result["computer_tables"] >= 1
+    assert "DOMINO_LOBBY=only" in result["cpu_process"]
+    assert result["cpu_s"] > 0 and result["shard_cpu_s"] > 0
+    # The lobby's own requests went to the lobby, the rest to the shard: both worked.
+    requests = re.search(r"^the players' requests\s+\d+: (.*)$", done.stdout, re.MULTILINE)
+    assert requests, done.stdout
+    counts = dict(item.rsplit(" ", 1) for item in requests[1].split(", "))
+    assert int(counts["take a name"]) == int(counts["room page"]) == 20
+
+
 def test_bad_arguments_stop_the_bench_with_a_message_before_any_server_starts():
     done = bench("--players", "0", timeout=30)
     assert done.returncode == 2

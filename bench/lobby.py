@@ -127,7 +127,9 @@ class Results:
     finished: float = 0.0
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds over the run, by process
     client_cpu: float = 0.0
-    seated_at: dict[str, float] = field(default_factory=dict)  # the lobby's record, by player
+    # the lobby's record: by player id, the room and when the wave that seated them ran
+    seated_at: dict[str, tuple[str, float]] = field(default_factory=dict)
+    warm: list[Player] = field(default_factory=list)  # the warm-up's players
     requests: Counter[str] = field(default_factory=Counter)  # the players' requests, by step
 
 
@@ -300,11 +302,12 @@ def grant_payload(path: str) -> dict:
     return data
 
 
-def seated_at(lobby_db: Path) -> dict[str, float]:
-    """When the wave that seated each player ran, from the lobby's database."""
+def seated_at(lobby_db: Path) -> dict[str, tuple[str, float]]:
+    """Where and when (the wave's time) the lobby seated each player, from its database."""
     conn = sqlite3.connect(f"file:{lobby_db}?mode=ro", uri=True)
     try:
-        return dict(conn.execute("SELECT player, at FROM queue_seated"))
+        rows = conn.execute("SELECT player, room, at FROM queue_seated")
+        return {player: (room, at) for player, room, at in rows}
     finally:
         conn.close()
 
@@ -428,7 +431,8 @@ def drive(args, url: str, cpu, lobby_url: str = "") -> Results:
 
     async def go() -> None:
         bench.pace = 0.0
-        await bench.run(warm_players(rng), time.monotonic())
+        results.warm = warm_players(rng)
+        await bench.run(results.warm, time.monotonic())
         bench.pace = 1.0
         await asyncio.sleep(1.0)
         before, client = cpu(), time.process_time()
@@ -448,34 +452,43 @@ def report(args, results: Results, label: str) -> dict:
     """Check what the lobby recorded, print the table, return the JSON line's figures."""
     players, tally = results.players, results.tally
     seated = [p for p in players if p.seated]
-    at = results.seated_at
+    record = results.seated_at
     waits, late = [], []
     for p in seated:
-        if p.id not in at:
-            tally.error("not in the lobby's record", f"player {p.number} {p.id}")
+        if p.id not in record or record[p.id][0] != p.room:
+            tally.error("not in the lobby's record", f"player {p.number} {p.id} at {p.room}")
             continue
-        waits.append(at[p.id] - p.pressed_wall)
+        waits.append(record[p.id][1] - p.pressed_wall)
         if waits[-1] > args.fill + WAVE_SECONDS:
             late.append(p)
     late_count = len(late) + (len(players) - len(seated))
-    rooms: dict[str, list[Player]] = {}
+    # Every table the lobby opened for the measured players, its people by the lobby's record
+    # (a player who gave up waiting may have been seated after all: no computer in that seat).
+    warm_rooms = {p.room for p in results.warm}
+    people = Counter(room for room, _at in record.values() if room not in warm_rooms)
+    landed: dict[str, list[Player]] = {}
     for p in seated:
-        rooms.setdefault(p.room, []).append(p)
+        landed.setdefault(p.room, []).append(p)
     by_game: Counter[str] = Counter()
     with_computer: Counter[str] = Counter()
-    for room, there in rooms.items():
+    unlanded = 0  # tables none of whose players landed (their game is unknown here)
+    for room, count in people.items():
+        there = landed.get(room, [])
         games = {p.game for p in there}
+        if not there:
+            unlanded += 1
+            continue
         if len(games) != 1 or len({p.seat for p in there}) != len(there):
             tally.error("a table of two games or a seat twice", f"{room}: {there}")
             continue
         game = games.pop()
-        computer = SEATS[game] - len(there)
+        computer = SEATS[game] - count
         by_game[game] += 1
         with_computer[game] += computer > 0
         for p in there:
             if p.marked != computer:
                 tally.error("computer seats marked", f"{room}: {p.marked} of {computer} marked")
-    tables = sum(by_game.values())
+    tables = sum(by_game.values()) + unlanded
     computer_tables = sum(with_computer.values())
     seconds = [p.landed - p.pressed for p in seated]
     sent = [p.sent - p.pressed for p in seated]
@@ -510,6 +523,7 @@ def report(args, results: Results, label: str) -> dict:
             f"{tables} ({computer_tables}): "
             + ", ".join(f"{g} {by_game[g]} ({with_computer[g]})" for g in GAMES),
         ),
+        *([("tables none of whose players landed", str(unlanded))] if unlanded else []),
         ("share of tables filled by the computer", f"{share:.1%}"),
         (
             "the players' requests",
@@ -540,7 +554,9 @@ def report(args, results: Results, label: str) -> dict:
     for kind, examples in tally.examples.items():
         print(f"  {kind}: {tally.kinds[kind]}, e.g. {examples[0]}")
     for p in late[:3]:
-        print(f"  late: player {p.number} ({p.game}) waited {at[p.id] - p.pressed_wall:.1f} s")
+        print(
+            f"  late: player {p.number} ({p.game}) waited {record[p.id][1] - p.pressed_wall:.1f} s"
+        )
     return {
         "players": len(players),
         "seated": len(seated),

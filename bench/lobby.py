@@ -89,6 +89,7 @@ NAME_THINK = (2.0, 6.0)  # seconds a person takes to type a name
 GAME_THINK = (1.0, 4.0)  # ... and to pick a game and press "Play"
 CLOCK_OFF = "1000000"  # seconds a move, a bank and an absence may take: no timeouts in a run
 GIVE_UP = 30.0  # seconds past the fill and a wave after which a waiting player gives up
+PROGRESS_SECONDS = 10.0
 CONNECTIONS = 96  # the client's pool of keep-alive connections, shared by all players
 WAITED = re.compile(r'data-waited="(\d+)"')
 FAIR_SEAT = re.compile(r'<div id="table"[^>]*\bdata-fair-seat="(\d+)"')
@@ -192,10 +193,26 @@ class Bench:
             cookie_jar=aiohttp.DummyCookieJar(),
             timeout=aiohttp.ClientTimeout(total=30),
         )
+        progress = asyncio.create_task(self.progress(players, start)) if self.pace else None
         try:
             await asyncio.gather(*(self.play(http, p, start) for p in players))
         finally:
+            if progress is not None:
+                progress.cancel()
             await http.close()
+
+    async def progress(self, players: list[Player], start: float) -> None:
+        """Every PROGRESS_SECONDS, on stderr: who pressed Play, waits, is seated; the errors."""
+        while True:
+            await asyncio.sleep(PROGRESS_SECONDS)
+            pressed = sum(1 for p in players if p.pressed)
+            seated = sum(1 for p in players if p.seated)
+            print(
+                f"{time.monotonic() - start:5.0f} s: {pressed} pressed Play, "
+                f"{pressed - seated} not yet seated, {seated} seated, {self.tally.errors} errors",
+                file=sys.stderr,
+                flush=True,
+            )
 
     async def play(self, http, player: Player, start: float) -> None:
         await asyncio.sleep(max(0.0, start + player.arrives - time.monotonic()))

@@ -71,7 +71,7 @@ def test_twenty_players_are_all_seated_in_time_without_an_error():
         result["computer_tables"] / result["tables"], abs=1e-4
     )
     # Nobody waited past the fill and a wave; the seating time holds the wait.
-    assert result["wait_max_s"] <= 2 + 2
+    assert result["wait_max_s"] <= 2 + 2 + 0.5  # the fill, a wave and its slack (WAVE_SLACK)
     assert 0 < result["seat_p50_s"] <= result["seat_p99_s"] <= result["seat_max_s"]
     assert "gunicorn worker" in result["cpu_process"]
     assert result["cpu_s"] > 0 and result["cpu_ms_per_player"] > 0

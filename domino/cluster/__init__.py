@@ -4,11 +4,13 @@ A shard is the one-process server (`make serve`) with a name: its room ids start
 `<name>-`, so nginx sends each room home by its path alone, and anything without a room (the
 home page, creation, help) goes to the least busy shard. Nothing is shared between shards but
 the secret key. The lobby (SPEC §11: players, sessions, passkeys) is one process of its own,
-the same server with DOMINO_LOBBY=only; nginx sends it the lobby's paths (/me/, /p/), and its
-database is replicated and restored as a shard's is. `Cluster` says where everything lives;
-`domino.cluster.files` writes the configurations from it (nginx, Litestream, supervisord) and
-`python -m domino.cluster` runs them. This package is tooling around the app: the rules core and
-the web layer never import it.
+the same server with DOMINO_LOBBY=only; nginx sends it the lobby's paths (/me/, /p/, /play/,
+/league), and its database is replicated and restored as a shard's is. The lobby opens quick
+match's tables on the shards at their own addresses (DOMINO_SHARD_URLS), and the shards send it
+finished matches' results at its own (DOMINO_LOBBY_URL), never through nginx. `Cluster` says
+where everything lives; `domino.cluster.files` writes the configurations from it (nginx,
+Litestream, supervisord) and `python -m domino.cluster` runs them. This package is tooling
+around the app: the rules core and the web layer never import it.
 """
 
 from __future__ import annotations

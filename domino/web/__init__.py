@@ -44,7 +44,9 @@ def init_app(app: Flask, rng=None) -> Tables | None:
     With LOBBY == "only" (the lobby's process of a cluster) no rooms' store is opened and no
     computer runs: every blueprint is registered still, so that pages link each other by
     `url_for`, but only the lobby's paths (`LOBBY_PREFIXES`, `LOBBY_ALSO`) are answered; any
-    other is 404. Returns the rooms' services (None in the lobby's process)."""
+    other is 404; its quick match opens tables on the shards (`SHARD_URLS`, env
+    DOMINO_SHARD_URLS: web/live/waves.py `over_http`, answered by routes/tables_in.py). Returns
+    the rooms' services (None in the lobby's process)."""
     from .guard import limits, security
     from .routes import (
         friends,
@@ -203,13 +205,14 @@ def start_background(app: Flask) -> None:
     post_worker_init, app.py's development server), never from the factory: the computer's
     deciders, the sweep that deletes idle rooms every PURGE_EVERY_SECONDS (0: none), and quick
     match's waves where the lobby is (`stop_background` stops them)."""
-    waves = app.extensions.get("waves")
-    if waves is not None:
-        waves.start()
     services = app.extensions.get("domino")
+    if services is not None:
+        services.computer.start()
+    waves = app.extensions.get("waves")
+    if waves is not None:  # in the lobby's process of a cluster too: tables on the shards
+        waves.start()
     if services is None:  # the lobby's process: no rooms, no computer, nothing to sweep
         return
-    services.computer.start()
     from .live.results_sender import for_app
 
     sender = for_app(app)  # finished matches' results, from the outbox to the lobby

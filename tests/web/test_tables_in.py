@@ -197,3 +197,10 @@ def test_quick_match_in_the_lobbys_process_is_closed_while_it_knows_no_shard(tmp
     assert answer.status_code == 503
     assert "not open" in parse(answer.get_data(as_text=True)).one("data-error").text
     assert lobby.extensions["lobby"].waiting() == []
+
+
+def test_the_shards_urls_are_read_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMINO_SHARD_URLS", " http://10.0.0.1:8001, ,http://10.0.0.2:8002/ ")
+    lobby = lobby_app(tmp_path)
+    assert lobby.config["SHARD_URLS"] == ("http://10.0.0.1:8001", "http://10.0.0.2:8002/")
+    assert "waves" in lobby.extensions

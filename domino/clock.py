@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 MOVE_SECONDS = 20.0
 BANK_SECONDS = 60.0
 TIMEOUTS = 3  # timeouts in a match that hand the seat to the computer
+ABANDON_SECONDS = 60.0  # away this long, a seat is the computer's and its match lost
 
 
 @dataclass(frozen=True, slots=True)

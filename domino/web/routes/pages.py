@@ -17,7 +17,7 @@ from flask import (
 )
 from flask_babel import ngettext
 
-from ...clock import BANK_SECONDS, MOVE_SECONDS, TIMEOUTS
+from ...clock import ABANDON_SECONDS, BANK_SECONDS, MOVE_SECONDS, TIMEOUTS
 from ...game import IllegalMove
 from ...lobby.ratings import PROVISIONAL
 from ...players.pairing import FILL_SECONDS
@@ -49,7 +49,6 @@ from ..view.rules_text import rules_line
 from ..view.sentences import table_summary
 
 bp = Blueprint("pages", __name__)
-ABANDON_SECONDS = 60  # a public seat away this long is the computer's for the match (SPEC §12)
 
 
 @bp.get("/")

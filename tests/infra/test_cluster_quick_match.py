@@ -21,7 +21,7 @@ from domino.cluster.__main__ import cluster_of, parse_args
 from domino.cluster.files import lobby_program, shard_program
 from domino.web.live.waves import PATH, signer
 from tests.support.faults import Seat, csrf_field
-from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing, post_status
 from tests.support.webkit import parse
 
 ENV = {
@@ -114,26 +114,17 @@ def test_players_from_two_shards_pages_quick_match_into_one_room_on_either_shard
     assert set(shards_used) == {"s1", "s2"}, shards_used
 
 
-def post(url: str, body: str) -> int:
-    request = urllib.request.Request(url, data=body.encode(), method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
-
-
 @pytest.mark.slow
 def test_tables_are_opened_at_a_shards_own_address_alone(cluster):
     """nginx refuses /internal/ from outside, the lobby's process has no rooms to open, and
     a shard opens a table signed with the cluster's key only (cluster_in: "cluster-test")."""
     table = {"game": "classic", "seats": [["p-outside", "Out"], None]}
     good = signer("cluster-test").dumps(table)
-    assert post(cluster.url + PATH, good) == 404  # through nginx: no route
-    assert post(f"http://{cluster.cluster.lobby.address}{PATH}", good) == 404
+    assert post_status(cluster.url + PATH, good) == 404  # through nginx: no route
+    assert post_status(f"http://{cluster.cluster.lobby.address}{PATH}", good) == 404
     shard = f"http://{cluster.cluster.shard('s2').address}{PATH}"
-    assert post(shard, signer("another key").dumps(table)) == 403
-    assert post(shard, good) == 200
+    assert post_status(shard, signer("another key").dumps(table)) == 403
+    assert post_status(shard, good) == 200
 
 
 def test_the_lobby_is_told_every_shard_it_may_open_tables_on(tmp_path):

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
@@ -18,7 +16,7 @@ from domino.lobby import Lobby
 from domino.players import names
 from domino.web.live.results_sender import PATH, signer
 from tests.support.results import result
-from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing
+from tests.support.shards import HIGH_LIMITS, Processes, cluster_in, nginx_missing, post_status
 
 WAIT = 20.0  # seconds for a shard's sender to deliver (it looks every second)
 
@@ -29,15 +27,6 @@ def cluster(tmp_path_factory):
         pytest.skip("nginx is not installed (Debian's package nginx; CI installs it)")
     with Processes(cluster_in(tmp_path_factory.mktemp("results"), 2, HIGH_LIMITS)) as running:
         yield running
-
-
-def post(url: str, body: str) -> int:
-    request = urllib.request.Request(url, data=body.encode(), method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
 
 
 def lobby_keys(cluster) -> list[str]:
@@ -75,9 +64,9 @@ def test_a_shards_sender_delivers_its_outbox_to_the_lobby(cluster):
 def test_the_internal_path_is_refused_from_outside_and_with_another_key(cluster):
     sent = result("s1-room", 1, [(None, 1), (None, 2)], kind="friend", at=time.time())
     good = signer("cluster-test").dumps(sent)  # the cluster's shared key (cluster_in)
-    assert post(cluster.url + PATH, good) == 404  # through nginx: no route
+    assert post_status(cluster.url + PATH, good) == 404  # through nginx: no route
     lobby = f"http://{cluster.cluster.lobby.address}"
-    assert post(lobby + PATH, signer("another key").dumps(sent)) == 403
+    assert post_status(lobby + PATH, signer("another key").dumps(sent)) == 403
     assert sent["key"] not in lobby_keys(cluster)
-    assert post(lobby + PATH, good) == 200  # a shard's way: straight to the lobby
+    assert post_status(lobby + PATH, good) == 200  # a shard's way: straight to the lobby
     assert sent["key"] in lobby_keys(cluster)

@@ -609,3 +609,17 @@ def two_way(state: game.State) -> list[Tile]:
         return []
     plays = [p for p in game.legal_actions(state, state.turn) if isinstance(p, Play)]
     return [p.tile for p in plays if fits(p.tile, state, "left") and fits(p.tile, state, "right")]
+
+
+def help_pages(app, languages) -> dict[str, Node]:
+    """Each language's help page, fetched as a browser with that language chosen would."""
+    found = {}
+    for lang in languages:
+        client = app.test_client()
+        client.set_cookie("lang", lang)
+        response = client.get("/help")
+        assert response.status_code == 200
+        doc = parse(response.get_data(as_text=True))
+        assert doc.one(tag="html").get("lang") == lang
+        found[lang] = doc
+    return found

@@ -15,26 +15,13 @@ from domino.clock import BANK_SECONDS, MOVE_SECONDS, TIMEOUTS
 from domino.lobby.ratings import PROVISIONAL
 from domino.players.pairing import FILL_SECONDS, SEATS
 from domino.web.view.rules_text import preset_name
-from tests.support.webkit import Node, make_app, parse
+from tests.support.webkit import Node, help_pages, make_app
 
 LANGUAGES = ("en", "nl", "pl", "fr")
 SECTIONS = ("quick-match", "computer-fill", "clock", "ratings", "league")
 # Settings none of the defaults (30, 20, 60, 60) is, nor any other figure the sections give.
 SET = {"FILL_SECONDS": 17, "MOVE_SECONDS": 23, "BANK_SECONDS": 71, "ABANDON_SECONDS": 47}
 DECIMAL = {"en": ".", "nl": ",", "pl": ",", "fr": ","}
-
-
-def help_pages(app) -> dict[str, Node]:
-    found = {}
-    for lang in LANGUAGES:
-        client = app.test_client()
-        client.set_cookie("lang", lang)
-        response = client.get("/help")
-        assert response.status_code == 200
-        doc = parse(response.get_data(as_text=True))
-        assert doc.one(tag="html").get("lang") == lang
-        found[lang] = doc
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +32,7 @@ def app(tmp_path_factory):
 @pytest.fixture(scope="module")
 def pages(app) -> dict[str, Node]:
     """Each language's help page on a server with the public tables' settings of SET."""
-    return help_pages(app)
+    return help_pages(app, LANGUAGES)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +41,7 @@ def default_pages(tmp_path_factory) -> dict[str, Node]:
     app = make_app(tmp_path_factory.mktemp("help-defaults") / "db.sqlite3")
     for key in ("MOVE_SECONDS", "BANK_SECONDS", "ABANDON_SECONDS"):
         app.config.pop(key, None)
-    return help_pages(app)
+    return help_pages(app, LANGUAGES)
 
 
 def section(doc: Node, anchor: str) -> Node:
@@ -121,7 +108,7 @@ def test_without_settings_the_figures_are_the_defaults(default_pages, lang):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_setting_in_tenths_is_written_as_the_language_writes_it(tmp_path, lang):
     app = make_app(tmp_path / "db.sqlite3", BANK_SECONDS=7.5)
-    doc = help_pages(app)[lang]
+    doc = help_pages(app, LANGUAGES)[lang]
     assert f"7{DECIMAL[lang]}5" in figures(section(doc, "clock").text)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.webkit import Node, make_app, parse
+from tests.support.webkit import Node, help_pages, make_app
 
 LANGUAGES = ("en", "nl", "pl", "fr")
 SECTIONS = ("fair-deals", "review", "tile-counter", "rematch", "players", "league")
@@ -17,16 +17,7 @@ HEADINGS = ("h2",)
 def pages(tmp_path_factory) -> dict[str, Node]:
     """Each language's help page, fetched as a browser with that language chosen would."""
     app = make_app(tmp_path_factory.mktemp("help") / "db.sqlite3")
-    found = {}
-    for lang in LANGUAGES:
-        client = app.test_client()
-        client.set_cookie("lang", lang)
-        response = client.get("/help")
-        assert response.status_code == 200
-        doc = parse(response.get_data(as_text=True))
-        assert doc.one(tag="html").get("lang") == lang
-        found[lang] = doc
-    return found
+    return help_pages(app, LANGUAGES)
 
 
 def section_text(doc: Node, anchor: str) -> str:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from flask import Flask
 
+from domino.clock import ABANDON_SECONDS, BANK_SECONDS, MOVE_SECONDS
+
 DEFAULT_BOT_DELAY_MS = 700
 # A socket whose peer misses a ping is let go at the next one: a peer that vanished (no close
 # frame, e.g. its network was lost) is seen gone, and shown "away", 2 to 4 s later.
@@ -52,6 +54,11 @@ def create_app(config=None):
         # lobby pairs its queue every WAVE_SECONDS (and at once when someone joins).
         FILL_SECONDS=float(os.environ.get("DOMINO_FILL_SECONDS", "30")),
         WAVE_SECONDS=float(os.environ.get("DOMINO_WAVE_SECONDS", "2")),
+        # A public table's clock (SPEC §12, domino/clock.py): seconds a move, the bank a match,
+        # and how long a player may be away before the match is lost.
+        MOVE_SECONDS=float(os.environ.get("DOMINO_MOVE_SECONDS", MOVE_SECONDS)),
+        BANK_SECONDS=float(os.environ.get("DOMINO_BANK_SECONDS", BANK_SECONDS)),
+        ABANDON_SECONDS=float(os.environ.get("DOMINO_ABANDON_SECONDS", ABANDON_SECONDS)),
     )
     if config:
         app.config.update(config)

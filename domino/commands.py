@@ -23,9 +23,10 @@ from .actions import (
     seed_events,
     stand_in_event,
 )
+from .clock import TIMEOUTS, Timing
 from .dealing import FirstDeal
 from .record import move_to_dict
-from .room import ACCEPTS, ASKS, MOVES, Room, RoomError, empty, secret_hash
+from .room import ACCEPTS, ASKS, MOVES, PUBLIC_LEVEL, Room, RoomError, empty, secret_hash
 from .room_records import fold_finishing
 from .rules import DEFAULT, Rules
 
@@ -76,11 +77,15 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> De
     preview is dealt again at once); any move cancels an open request.
     """
     if room.bots[seat] is not None:
+        if seat in room.lost:
+            raise RoomError("match-lost")  # abandoned: the computer plays it to the match's end
         raise RoomError("computer-plays")  # handed over while away: taken back at its turn
+    if room.overdue == seat:
+        raise RoomError("timed-out")  # the computer makes this move for the seat
     if action in MOVES:
         if not room.full:
             raise RoomError("no-guest")
-        if any(other not in present for other in room.humans if other != seat):
+        if not everyone_here(room, set(present) | {seat}):
             raise RoomError("opponent-away")
         return move(room, seat, game_action(action, params))
     seeded = Decision.of(room, seat).then(seed_events(room, seat, params))
@@ -91,6 +96,8 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> De
         if room.request is not None and room.request_kind != what:
             raise RoomError("other-request")
         if what == "rematch":
+            if room.kind == "public":
+                raise RoomError("public-rematch")  # a rematch counts for nothing: not in public
             check_rematch(room)
         return seeded.then(agree(seeded.room, seat, what, rng))
     if action in ACCEPTS or action == "decline-new-round":
@@ -112,7 +119,10 @@ def move(room: Room, seat: int, action) -> Decision:
 
 def everyone_here(room: Room, present) -> bool:
     """True when play may go on: every person at the table is connected (a person alone
-    against the computer need not be: nobody else waits on them)."""
+    against the computer need not be: nobody else waits on them). At a public table play
+    never waits: the clock runs for whoever is away (SPEC §12)."""
+    if room.kind == "public":
+        return True
     humans = room.humans
     return len(humans) < 2 or set(humans) <= set(present)
 
@@ -158,14 +168,13 @@ def create(
     return decision.then(fresh_deal(decision.room, rng))
 
 
-PUBLIC_LEVEL = "hard"  # the computer's level in a public room's free seats (SPEC §12)
-
-
-def create_public(room_id: str, rules: Rules, seats, rng) -> Decision:
+def create_public(
+    room_id: str, rules: Rules, seats, rng, timing: Timing | None = None, now: float = 0.0
+) -> Decision:
     """A public room (SPEC §12), full at once: `seats` gives by seat a person's (secret
-    hash, name) or None for the computer, at PUBLIC_LEVEL; then the first deal. The same
-    events as every room's ("rules", "seat", "name", "level", the deal), so it folds as they
-    do; only its kind differs."""
+    hash, name) or None for the computer, at PUBLIC_LEVEL; then the first deal and, with
+    `timing`, its clock from `now` (`clocked`). The same events as every room's ("rules",
+    "seat", "name", "level", the deal), so it folds as they do; only its kind differs."""
     if len(seats) != rules.seats or all(seat is None for seat in seats):
         raise RoomError("bad-seat")
     events = [rules_event(rules)]
@@ -176,7 +185,11 @@ def create_public(room_id: str, rules: Rules, seats, rng) -> Decision:
             digest, shown = held
             events += [("seat", {"seat": seat, "hash": digest}), name_event(seat, shown)]
     decision = Decision.of(empty(room_id, "public"), 0).then(events)
-    return decision.then(fresh_deal(decision.room, rng))
+    decision = decision.then(fresh_deal(decision.room, rng))
+    if timing is None:
+        return decision
+    start = {"seat": decision.room.round.turn, "at": now, "move": timing.move, "bank": timing.bank}
+    return decision.then([("clock", start)])
 
 
 def reseat(room: Room, seat: int, secret: str) -> Decision:
@@ -225,7 +238,10 @@ def _fresh_if_full(decision: Decision, rng) -> Decision:
 
 def hand_over(room: Room, by: int, seat: int, present, away_long, rng) -> Decision:
     """Seat `by`, at the table and connected (`present`), lets the computer stand in for
-    the player of `seat`, away long (`away_long`), at the level `stand_in_event` gives it."""
+    the player of `seat`, away long (`away_long`), at the level `stand_in_event` gives it.
+    Not at a public table: its clock hands over an away seat (`abandon`)."""
+    if room.kind == "public":
+        raise RoomError("public-clock")
     if by not in room.humans or by not in present:
         raise RoomError("not-seated")
     if seat == by or seat not in away_long or seat not in room.humans:
@@ -256,6 +272,7 @@ def due_back(room: Room, present) -> list[int]:
         seat
         for seat in present
         if room.handed(seat)
+        and seat not in room.lost  # abandoned: the computer's to the match's end
         and (room.round.over or room.round.turn == seat or room.request is not None)
     ]
 
@@ -290,3 +307,77 @@ def name(room: Room, seat: int, text: str, reserved: Iterable[str] = ()) -> Deci
     if room.names[seat] == event[1]["name"]:
         return Decision.of(room, seat)
     return Decision.of(room, seat).then([event])
+
+
+# -- the clock of a public table (SPEC §12, domino/clock.py)
+
+
+def clocked(decision: Decision, now: float) -> Decision:
+    """`decision` and, at a clocked public table whose turn it passed (to a seat, or to
+    nobody once the round is over), the "clock" event that starts the new turn's time at
+    `now`; a match's first turn starts its clock afresh. Draws keep the turn: the time runs on."""
+    room = decision.room
+    if room.kind != "public" or room.timing is None or room.round is None or not decision.events:
+        return decision
+    seat = room.round.turn
+    if room.clock is None:
+        if seat is None:
+            return decision
+        move, bank = room.timing
+        return decision.then([("clock", {"seat": seat, "at": now, "move": move, "bank": bank})])
+    if room.clock.seat == seat:
+        return decision
+    return decision.then([("clock", {"seat": seat, "at": now})])
+
+
+def deadline(room: Room) -> float | None:
+    """When the room's clock runs out (None: it is not running): the time of the person on
+    move, or between two rounds of a match the wait for the next round. The computer's own
+    seats, and a seat it is already moving for, have none."""
+    clock = room.clock
+    if room.kind != "public" or clock is None or clock.overdue or room.round is None:
+        return None
+    if clock.seat is None:
+        return clock.deadline if room.match is not None and room.between_rounds else None
+    if room.round.turn != clock.seat or room.bots[clock.seat] is not None:
+        return None
+    return clock.deadline
+
+
+def time_out(room: Room, seq: int, now: float, rng) -> Decision | None:
+    """The room's clock ran out at `now` (its timer was armed at `seq`): the seat on move
+    times out, the computer making its move ("timeout"; the TIMEOUTS-th of its match
+    abandons the seat), or between rounds the next round is dealt. None if the room moved
+    on or its deadline is not reached (a timer that woke early: armed again)."""
+    due = deadline(room)
+    if room.seq != seq or due is None or now < due:
+        return None
+    seat = room.clock.seat
+    if seat is None:
+        return Decision.of(room).then(granted(room, "round", rng))
+    events = [("timeout", {"seat": seat})]
+    if room.clock.timeouts[seat] + 1 >= TIMEOUTS:
+        events += _abandoned(room, seat, "timeouts")
+    return Decision.of(room).then(events)
+
+
+def abandon(room: Room, seat: int, why: str, rng) -> Decision | None:
+    """A public table's person `seat` abandons the match in play (`why`: "away" for
+    ABANDON_SECONDS): the computer plays it to the match's end and its player loses the
+    match (last place, `domino.players.results`). A request that waited only for their word
+    is granted, as when a seat is handed over. None when there is no match to lose."""
+    if room.kind != "public" or seat not in room.humans or room.round is None:
+        return None
+    if not room.full or not room.rounds or room.match_over:
+        return None
+    decision = Decision.of(room).then(_abandoned(room, seat, why))
+    after = decision.room
+    if after.request is not None and set(after.voices) <= after.agreed:
+        return decision.then(granted(after, after.request_kind, rng))
+    return decision
+
+
+def _abandoned(room: Room, seat: int, why: str) -> list:
+    """The events of a seat abandoned: the computer's at PUBLIC_LEVEL, its match lost."""
+    events = [] if room.bots[seat] is not None else [level_event(seat, PUBLIC_LEVEL)]
+    return [*events, ("abandon", {"seat": seat, "why": why})]

@@ -7,8 +7,13 @@ seat given to it, or a seat whose player has been away; a computer room's older 
 name no seat and mean seat 1), "back" (a seat's player takes it back from the computer),
 "name" (a seat's display name), "match" (a new match begins; the deal that follows is its
 first), "options" (the tile counter) and the fair-deal events "commit" and "seed" (see
-`domino.dealing`). An "ask" may name `what`: "rematch" asks to replay the round just finished
-with the hands turned (a "deal" that names `rematch`). Rooms from before rules were stored
+`domino.dealing`). A public room's clock (`domino.clock`, SPEC §12) is folded from its "clock"
+events (the turn passed to a seat, or to nobody between rounds, at a stored moment; a match's
+first one gives the move and bank seconds), "timeout" (a seat's time ran out: the computer
+makes its move) and "abandon" (a seat handed to the computer for the rest of the match, its
+player losing it: timed out too often, or away too long). An "ask" may name `what`:
+"rematch" asks to replay the round just finished with the hands turned (a "deal" that names
+`rematch`). Rooms from before rules were stored
 have no "rules" event: they play the default game.
 """
 
@@ -20,6 +25,7 @@ import secrets
 from dataclasses import dataclass, replace
 
 from . import dealing, game
+from .clock import Clock
 from .dealing import NOT_YET, Fair
 from .match import Match, add, new_match
 from .record import move_from_dict
@@ -31,6 +37,7 @@ ASKS = {"new-round": "round", "rematch": "rematch"}  # what each asks for
 ACCEPTS = {"accept-new-round": "round", "accept-rematch": "rematch"}
 ROOM_ACTIONS = (*MOVES, DRAW_UNTIL, *ASKS, *ACCEPTS, "decline-new-round")
 LEVELS = ("easy", "medium", "hard")
+PUBLIC_LEVEL = "hard"  # the computer's level at a public table: its fill and its timed-out moves
 OLD_COMPUTER_SEAT = 1  # the seat of a computer room's "level" events that name none
 STAND_IN_LEVEL = "medium"  # the computer's level for an away player it never stood in for
 NAME_LENGTH = 20  # the longest display name, in characters
@@ -54,7 +61,10 @@ class Room:
     `seats` holds each seat's secret hash (None: free), `bots` the computer's level on each
     seat it plays (None: a person plays it, or nobody yet), `names` the seats' display names
     and `stand_ins` the level the computer last played each held seat at for its player
-    while they were away (None: never).
+    while they were away (None: never). At a public room, `clock` is the match's clock (None
+    before its first deal), `timing` its (move, bank) seconds, `lost` the seats whose players
+    lost the match in play by abandoning it, and `timed_out` the indices in the round's history
+    of the moves the computer made for a seat whose time ran out.
     `rounds` counts the dealt rounds that count (0 while the creator waits: a preview);
     `match` is the match in play (rooms with a target only) and `matches` its number;
     `request` is the seat that asked for a new round or match (or, `request_kind`
@@ -82,13 +92,38 @@ class Room:
     duplicate: game.State | None = None
     counter: bool = False
     stand_ins: tuple[str | None, ...] = (None, None)
+    clock: Clock | None = None
+    timing: tuple[float, float] | None = None
+    lost: frozenset[int] = frozenset()
+    timed_out: frozenset[int] = frozenset()
 
     @property
     def computer_to_move(self) -> bool:
         """True when the round waits for a seat the computer plays (never in a preview
-        dealt while seats are free)."""
+        dealt while seats are free), or for one whose time ran out (`overdue`)."""
         turn = self.round.turn if self.round is not None else None
-        return turn is not None and self.bots[turn] is not None and self.full
+        if turn is None or not self.full:
+            return False
+        return self.bots[turn] is not None or self.overdue == turn
+
+    @property
+    def overdue(self) -> int | None:
+        """The seat whose time ran out: the computer makes its move (None: no such seat)."""
+        clock = self.clock
+        return clock.seat if clock is not None and clock.overdue else None
+
+    def level_of(self, seat: int) -> str | None:
+        """The level the computer plays `seat` at now (a seat whose time ran out: PUBLIC_LEVEL)."""
+        if self.bots[seat] is None and self.overdue == seat:
+            return PUBLIC_LEVEL
+        return self.bots[seat]
+
+    @property
+    def match_over(self) -> bool:
+        """True when the match is over (in a room without a target: the round)."""
+        if self.round is None or not self.round.over:
+            return False
+        return self.match is None or self.match.over
 
     @property
     def full(self) -> bool:
@@ -217,10 +252,15 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
     """The room after one stored event."""
     if kind in MOVES:
         state = game.apply(room.round, move_from_dict(data))
+        timed_out = room.timed_out
+        if room.overdue is not None:  # the computer's, for a seat whose time ran out
+            timed_out = timed_out | {len(room.round.history)}
         match = room.match
         if state.over and match is not None and room.rounds and room.duplicate is None:
             match = add(match, game.outcome(state))  # a rematch does not count
-        return replace(room, round=state, match=match, seq=seq, **_NO_REQUEST)
+        return replace(
+            room, round=state, match=match, timed_out=timed_out, seq=seq, **_NO_REQUEST
+        )
     if kind == "deal":
         return _dealt(room, data, seq)
     if kind == "commit":
@@ -254,11 +294,32 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
         fresh = empty(room.id, room.kind, rules)
         return replace(fresh, match=match, matches=matches, seq=seq)
     if kind == "match":
-        return replace(room, match=new_match(room.rules), matches=room.matches + 1, seq=seq)
+        match = new_match(room.rules)
+        fresh = {"clock": None, "lost": frozenset()}  # a match's clock and losses start anew
+        return replace(room, match=match, matches=room.matches + 1, seq=seq, **fresh)
+    if kind == "clock":
+        return replace(room, clock=_clocked(room, data), timing=_timing(room, data), seq=seq)
+    if kind == "timeout":
+        return replace(room, clock=room.clock.timed_out(), seq=seq)
+    if kind == "abandon":
+        return replace(room, lost=room.lost | {data["seat"]}, seq=seq)
     raise ValueError(f"unknown room event {kind!r}")
 
 
 _NO_REQUEST = {"request": None, "request_kind": None, "agreed": frozenset()}
+
+
+def _clocked(room: Room, data: dict) -> Clock:
+    """The clock after a "clock" event: a match's first (with its seconds) starts it."""
+    if "move" in data:
+        return Clock.start(room.rules.seats, data["seat"], data["at"], data["move"], data["bank"])
+    return room.clock.moved(data["at"], data["seat"])
+
+
+def _timing(room: Room, data: dict) -> tuple[float, float] | None:
+    if "move" in data:
+        return (float(data["move"]), float(data["bank"]))
+    return room.timing
 
 
 def _dealt(room: Room, data: dict, seq: int) -> Room:
@@ -268,12 +329,20 @@ def _dealt(room: Room, data: dict, seq: int) -> Room:
         started = dealing.on_rematch(room.round, data)
         state = game.start(started, room.rules)  # opened as a first round is
         return replace(
-            room, round=state, duplicate=room.round, dealt_at=seq, seq=seq, **_NO_REQUEST
+            room,
+            round=state,
+            duplicate=room.round,
+            dealt_at=seq,
+            seq=seq,
+            timed_out=frozenset(),
+            **_NO_REQUEST,
         )
     fair, started = dealing.on_deal(room.fair, data, room.rules, room.humans)
     leader = room.match.leader if room.match is not None and room.rounds else None
     state = game.start(started, room.rules, leader)
     rounds = room.rounds + 1 if room.full else 0  # round 0: a preview, until all are seated
+    if room.match is None:  # without a target every round is a match: its clock starts anew
+        room = replace(room, clock=None, lost=frozenset())
     return replace(
         room,
         round=state,
@@ -282,6 +351,7 @@ def _dealt(room: Room, data: dict, seq: int) -> Room:
         duplicate=None,
         dealt_at=seq,
         seq=seq,
+        timed_out=frozenset(),
         **_NO_REQUEST,
     )
 

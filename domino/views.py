@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from .clock import whole
 from .counter import TileCounter, tile_counter
 from .duplicate import DuplicateResult, duplicate_result
 from .events import Action, PublicMove, builder
@@ -119,6 +120,33 @@ class Fairness:
 
 
 @dataclass(frozen=True, slots=True)
+class ClockView:
+    """A public table's clock as the table shows it (SPEC §14 `data-clock`): whose move it
+    runs for, and the whole seconds left of its move time and of its bank (per the server,
+    when the table was drawn; the page counts down from them)."""
+
+    seat: int
+    move_left: int
+    bank_left: int
+
+    @property
+    def left(self) -> int:
+        """Every second the seat has left for this move."""
+        return self.move_left + self.bank_left
+
+
+def clock_view(room: Room, now: float) -> ClockView | None:
+    """The clock of `room` at `now`, while it runs for a seat in a round (None elsewhere:
+    friend and computer rooms, and between rounds)."""
+    clock = room.clock
+    if clock is None or clock.seat is None or room.round is None or room.round.over:
+        return None
+    if clock.overdue:  # the computer moves for the seat: nothing left
+        return ClockView(clock.seat, 0, 0)
+    return ClockView(clock.seat, whole(clock.move_left(now)), whole(clock.bank_left(now)))
+
+
+@dataclass(frozen=True, slots=True)
 class TableView:
     """Everything one seat's table shows; templates receive this, never the room."""
 
@@ -143,6 +171,10 @@ class TableView:
     request_kind: str | None = None  # "round" or "rematch", while a request is open
     rematch: bool = False  # the round in play replays the one before it, hands turned
     duplicate: DuplicateResult | None = None  # a finished rematch beside the round it replayed
+    clock: ClockView | None = None  # a public table's, while it runs for a seat
+    timed_out: frozenset[int] = frozenset()  # the round's moves the computer made on a timeout
+    lost: frozenset[int] = frozenset()  # the seats whose players abandoned the match in play
+    public: bool = False  # a public table (SPEC §12): play never waits for an away player
 
     @property
     def commitment(self) -> str | None:
@@ -156,8 +188,10 @@ class TableView:
 
     @property
     def waiting(self) -> bool:
-        """True when play is held up because another seat is missing."""
-        return not (self.full and self.others_connected) and not self.game.over
+        """True when play is held up because another seat is missing (never at a public
+        table once it is full: the clock runs for whoever is away)."""
+        here = self.others_connected or self.public
+        return not (self.full and here) and not self.game.over
 
     @property
     def between_rounds(self) -> bool:
@@ -178,11 +212,18 @@ class TableView:
 
 
 def table_view(
-    room: Room, seat: int, present: Collection[int], live: bool = True, away_long=(), away_left=None
+    room: Room,
+    seat: int,
+    present: Collection[int],
+    live: bool = True,
+    away_long=(),
+    away_left=None,
+    now: float = 0.0,
 ) -> TableView:
     """What `seat` sees of `room`; `present` holds the seats with a live socket, `away_long`
     those away long enough to be handed to the computer, `away_left` (seat: seconds) how long
-    the others away have still to wait; `live` is False until the page's own socket is open."""
+    the others away have still to wait; `live` is False until the page's own socket is open;
+    `now` the moment a public table's clock is read at."""
     view = seat_view(room.round, seat, counter=room.counter)
     request = None
     if room.request is not None:
@@ -191,6 +232,8 @@ def table_view(
         _company(room, view, s, present, away_long, away_left or {}) for s in _others(room, seat)
     )
     connected = room.full and all(other.connected for other in company)
+    # Play never waits at a public table: the clock runs for whoever is away (SPEC §12).
+    goes_on = connected or (room.kind == "public" and room.full)
     return TableView(
         room=room.id,
         kind=room.kind,
@@ -201,7 +244,7 @@ def table_view(
         others_connected=connected,
         request=request,
         live=live,
-        active=connected and live and view.my_turn and not room.handed(seat),
+        active=goes_on and live and view.my_turn and not room.handed(seat) and room.overdue != seat,
         level=room.level,
         rules=room.rules,
         match=room.match,
@@ -213,6 +256,10 @@ def table_view(
         request_kind=room.request_kind,
         rematch=room.duplicate is not None,
         duplicate=_duplicate(room, seat),
+        clock=clock_view(room, now),
+        timed_out=room.timed_out,
+        lost=room.lost,
+        public=room.kind == "public",
     )
 
 

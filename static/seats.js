@@ -138,7 +138,39 @@
       var text = (el.getAttribute("data-countdown-text") || "{time}").replace("{time}", time);
       if (el.textContent !== text) el.textContent = text;
     });
+    tickClock(now);
   }
+  // -- a public table's clock (partials/clock.html): its move time, then its bank, counted
+  //    down from the seconds the server gave when the table was drawn; on this seat's own
+  //    move, screen readers are told once, 5 s before the computer moves for it.
+  function clockTime(seconds) {
+    return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+  }
+
+  function tickClock(now) {
+    var el = document.querySelector("[data-clock]");
+    if (!el) return;
+    if (!seen.has(el)) seen.set(el, now);
+    var gone = (now - seen.get(el)) / 1000;
+    var move = Number(el.getAttribute("data-move-left"));
+    var bank = Number(el.getAttribute("data-bank-left"));
+    var moveLeft = Math.max(0, Math.ceil(move - gone));
+    var bankLeft = Math.max(0, Math.ceil(bank - Math.max(0, gone - move)));
+    var text = (el.getAttribute("data-clock-text") || "{move} {bank}")
+      .replace("{move}", clockTime(moveLeft))
+      .replace("{bank}", clockTime(bankLeft));
+    var shown = el.querySelector(".clock-left");
+    if (shown && shown.textContent !== text) shown.textContent = text;
+    var left = moveLeft + bankLeft;
+    el.classList.toggle("low", left <= 5);
+    var warning = el.getAttribute("data-warning");
+    if (warning && left <= 5 && left > 0 && !el.hasAttribute("data-warned")) {
+      el.setAttribute("data-warned", "");
+      var announce = document.getElementById("announce");
+      if (announce) announce.textContent = warning;
+    }
+  }
+
   setInterval(tick, 1000);
   document.addEventListener("htmx:load", tick);
   // htmx:load comes once htmx has made new content work (the page's, then each swapped

@@ -335,6 +335,13 @@ class Store:
             rows = list(self.db.query("SELECT kind FROM rooms WHERE id = ?", [room]))
         return rows[0]["kind"] if rows else None
 
+    def rooms_of_kind(self, kind: str, touched_since: float = 0.0) -> list[str]:
+        """The ids of the rooms of `kind` changed at or after `touched_since` (e.g. the
+        public rooms whose clocks a restarted process arms again)."""
+        sql = "SELECT id FROM rooms WHERE kind = ? AND touched_at >= ? ORDER BY touched_at"
+        with self._lock:
+            return [row["id"] for row in self.db.query(sql, [kind, touched_since])]
+
     def load(self, room: str) -> list[tuple[int, str, dict]]:
         """Every event of the room in order, as (seq, type, data)."""
         sql = "SELECT seq, type, data FROM events WHERE room = ? ORDER BY seq"

@@ -203,11 +203,13 @@ def _player_globals(app: Flask) -> None:
 def start_background(app: Flask) -> None:
     """Start what runs beside the requests, from the server's own hooks (gunicorn.conf.py's
     post_worker_init, app.py's development server), never from the factory: the computer's
-    deciders, the sweep that deletes idle rooms every PURGE_EVERY_SECONDS (0: none), and quick
-    match's waves where the lobby is (`stop_background` stops them)."""
+    deciders, the public tables' clocks as their rooms stored them, the sweep that deletes idle
+    rooms every PURGE_EVERY_SECONDS (0: none), and quick match's waves where the lobby is
+    (`stop_background` stops them)."""
     services = app.extensions.get("domino")
     if services is not None:
         services.computer.start()
+        services.resume_clocks()  # the public tables' clocks, from their stored times
     waves = app.extensions.get("waves")
     if waves is not None:  # in the lobby's process of a cluster too: tables on the shards
         waves.start()

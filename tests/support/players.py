@@ -60,3 +60,26 @@ def named_browser(app, name: str):
     browser.home()
     browser.name = name
     return browser
+
+
+def player_id(browser: Table) -> str:
+    """The lobby's id of a named browser's player."""
+    return browser.app.extensions["lobby"].player_named(browser.name).id
+
+
+def open_public(app, game: str, *people: Table | None):
+    """A public room of `game` with `people` by seat (None: the computer), as quick match
+    opens it (`Tables.create_public`): its `Opened`, each person's grant by player id."""
+    seats = [None if b is None else (player_id(b), b.name) for b in people]
+    return app.extensions["domino"].create_public(game, seats)
+
+
+def follow(browser: Table, path: str):
+    """Open a seat grant as the browser would; on success, keep the room and open it."""
+    response = browser.client.get(path)
+    if response.status_code == 303:
+        browser.room = path.split("/")[2]
+        browser.open()
+    else:
+        browser._saw(response)
+    return response

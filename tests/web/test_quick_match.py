@@ -17,7 +17,7 @@ import pytest
 from domino.web.live import grants as grant_module
 from domino.web.live.grants import grant_token
 from domino.web.live.waves import Waves, in_process
-from tests.support.players import named_browser
+from tests.support.players import follow, named_browser, open_public, player_id
 from tests.support.webkit import Table, company, make_app, parse
 
 HTMX = {"HX-Request": "true"}
@@ -34,30 +34,9 @@ def lobby(app):
     return app.extensions["lobby"]
 
 
-def player_id(browser: Table) -> str:
-    return lobby(browser.app).player_named(browser.name).id
-
-
 def page(browser: Table):
     """The last page this browser was shown (not a table)."""
     return parse(browser.seen[-1])
-
-
-def open_public(app, game: str, *people: Table | None):
-    """A public room of `game` with `people` by seat (None: the computer)."""
-    seats = [None if b is None else (player_id(b), b.name) for b in people]
-    return app.extensions["domino"].create_public(game, seats)
-
-
-def follow(browser: Table, path: str):
-    """Open a seat grant as the browser would; on success, keep the room and open it."""
-    response = browser.client.get(path)
-    if response.status_code == 303:
-        browser.room = path.split("/")[2]
-        browser.open()
-    else:
-        browser._saw(response)
-    return response
 
 
 def events(app, room: str) -> list:

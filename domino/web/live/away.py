@@ -1,7 +1,8 @@
 """The away watch: one timer per seat whose player is away, until they have been away long.
 
-A table offers to hand a seat over once its player has been away for AWAY_SECONDS, so that
-moment has to reach the others' pages though nothing else happens then. `Away` arms one timer
+A table offers to hand a seat over once its player has been away for AWAY_SECONDS (at a public
+table, ABANDON_SECONDS abandon the match: `Tables._still_away`), so that moment has to reach
+the others' pages though nothing else happens then. `Away` arms one timer
 per away seat; when it fires, and the player is still away (not back meanwhile, and away long
 enough: a timer that woke a little early looks again), it calls `due(room_id, seat)`, with
 which `Tables` pushes the others their tables under the room's lock.
@@ -18,18 +19,18 @@ from .hub import Hub
 class Away:
     """The timers of away seats, by (room, seat), that call `due` once a seat is away long."""
 
-    def __init__(self, hub: Hub, wait: Callable[[], float], due: Callable[[str, int], None]):
+    def __init__(self, hub: Hub, wait: Callable[[str], float], due: Callable[[str, int], None]):
         self.hub = hub
-        self.wait = wait  # () -> AWAY_SECONDS, as the app is configured now
+        self.wait = wait  # room id -> its away seconds, as the app is configured now
         self.due = due
         self._guard = threading.Lock()
         self._timers: dict[tuple[str, int], threading.Timer] = {}
         self._closed = False
 
     def watch(self, room_id: str, seats) -> None:
-        """Once any of `seats` (people away now) has been away for AWAY_SECONDS, call `due`
-        for it (one timer per seat; none for a seat away long already)."""
-        wait = self.wait()
+        """Once any of `seats` (people away now) has been away for the room's wait, call
+        `due` for it (one timer per seat; none for a seat away long already)."""
+        wait = self.wait(room_id)
         for seat in seats:
             left = wait - self.hub.away_for(room_id, seat)
             if left < 0:
@@ -57,7 +58,7 @@ class Away:
                 return
         if self.hub.live(room_id, seat) is not None:
             return  # back meanwhile
-        if self.hub.away_for(room_id, seat) < self.wait():
+        if self.hub.away_for(room_id, seat) < self.wait(room_id):
             self.watch(room_id, (seat,))
             return
         self.due(room_id, seat)

@@ -88,7 +88,7 @@ class Computer:
     def _offer(self, room, owner: str, settle: bool = False, attempt: int = 0) -> None:
         seat = room.round.turn
         since = self.clock()
-        seq, level, view = room.seq, room.bots[seat], seat_view(room.round, seat)
+        seq, level, view = room.seq, room.level_of(seat), seat_view(room.round, seat)
         position = (room.id, seq, level, view, self.rng.getrandbits(64), since, owner, attempt)
         job = Job(
             key=(room.id, seat),

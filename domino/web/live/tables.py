@@ -6,6 +6,10 @@ connected seat its own freshly rendered table before the lock is let go, so push
 the order the changes were made. Nothing else in the web layer takes the lock. `Tables` decides
 nothing: each change is a pure command of `domino.commands`, given who is connected and who is
 away long; `Tables` takes the lock, commits what it decided, pushes and nudges (`_change`).
+
+A public table's clock (SPEC §12) is the room's too: every change is stamped with the moment
+it was decided (`commands.clocked`), and `nudge` arms the room's one timer (web/live/clocks.py)
+for its deadline; when it fires, `time_out` lets the computer move for the seat.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+import time
 from dataclasses import dataclass, replace
 
 from ... import commands
+from ...clock import ABANDON_SECONDS, BANK_SECONDS, MOVE_SECONDS, Timing
 from ...commands import Decision
 from ...events import DRAW
 from ...game import IllegalMove, legal_actions
@@ -26,6 +32,7 @@ from ...views import table_view
 from ..view.messages import answered
 from ..view.render import render_pushed, render_superseded
 from .away import Away
+from .clocks import Clocks
 from .grants import grant_token
 from .hub import Connection, Hub, Superseded
 
@@ -51,7 +58,9 @@ class Tables:
         self.computer = None  # set by init_app: it plays through `computer_moves`
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
-        self.away = Away(hub, lambda: app.config["AWAY_SECONDS"], self._still_away)
+        self.away = Away(hub, self.away_seconds, self._still_away)
+        self.now = app.config.get("WALL_CLOCK", time.time)  # the moments the clocks store
+        self.clocks = Clocks(self.time_out, self.now)
 
     # -- reading (no lock: a room is a frozen value)
 
@@ -63,20 +72,38 @@ class Tables:
         """What `seat` sees of `room` now, its company's presence included."""
         present = self.hub.present(room.id)
         left = self.away_left(room, present)
-        tv = table_view(room, seat, present, live, self.away_long(room), left)
+        tv = table_view(room, seat, present, live, self.away_long(room), left, self.now())
         if room.kind == "public":  # worded as the room it is like (data-public: web/view/render.py)
             tv = replace(tv, kind=public_words(room, seat))
         return tv
 
+    def away_seconds(self, room_id: str) -> float:
+        """How long a room's player may be away: AWAY_SECONDS until the others may hand the
+        seat to the computer, at a public table ABANDON_SECONDS until the match is lost."""
+        room = self.rooms.get(room_id)
+        if room is not None and room.kind == "public":
+            return self.app.config.get("ABANDON_SECONDS", ABANDON_SECONDS)
+        return self.app.config["AWAY_SECONDS"]
+
+    def timing(self) -> Timing:
+        """A public table's clock settings, as the app is configured now."""
+        config = self.app.config
+        return Timing(
+            config.get("MOVE_SECONDS", MOVE_SECONDS), config.get("BANK_SECONDS", BANK_SECONDS)
+        )
+
     def away_long(self, room: Room) -> frozenset[int]:
-        """The seats whose players have been away long enough to hand them to the computer."""
-        wait = self.app.config["AWAY_SECONDS"]
+        """The seats whose players have been away long enough to hand them to the computer
+        (never at a public table: its clock hands an away seat over, `_still_away`)."""
+        if room.kind == "public":
+            return frozenset()
+        wait = self.away_seconds(room.id)
         return frozenset(s for s in room.humans if self.hub.away_for(room.id, s) >= wait)
 
     def away_left(self, room: Room, present) -> dict[int, int]:
         """For each player away (but not long enough yet), the whole seconds until their seat
         may be handed to the computer: the away seats' countdown (issue 29)."""
-        wait, left = self.app.config["AWAY_SECONDS"], {}
+        wait, left = self.away_seconds(room.id), {}
         for s in room.humans:
             if s not in present:
                 gone = self.hub.away_for(room.id, s)
@@ -103,13 +130,14 @@ class Tables:
         rules = PRESETS[game]
         names = [None if s is None else s[1] for s in seats]
         players = {seat: held[0] for seat, held in enumerate(seats) if held is not None}
-        room = self.rooms.create_public(rules, names, players)
+        room = self.rooms.create_public(rules, names, players, self.timing(), self.now())
         key = self.app.config["SECRET_KEY"]
         grants = {}
         for seat, held in enumerate(seats):
             if held is not None:
                 token = grant_token(key, room.id, seat, held[0])
                 grants[held[0]] = f"/r/{room.id}/grant?token={token}"
+        self.away.watch(room.id, room.humans)  # nobody is here yet: a no-show abandons too
         self.nudge(room)
         return Opened(room.id, grants)
 
@@ -231,6 +259,7 @@ class Tables:
             decision = command((load or self.rooms.require)(room_id), *args)
             if decision is None:
                 return None
+            decision = commands.clocked(decision, self.now())
             room = self.rooms.commit(decision)
             if decision.events:
                 told = news(decision.before, room) if callable(news) else news
@@ -275,12 +304,53 @@ class Tables:
         self.away.watch(room_id, (seat,))
 
     def close(self) -> None:
-        """Stop the away timers still waiting (before the store closes, e.g. in tests)."""
+        """Stop the away timers and the clocks still waiting (before the store closes, e.g.
+        in tests)."""
         self.away.close()
+        self.clocks.close()
+
+    # -- the clock of a public table
+
+    def time_out(self, room_id: str, seq: int) -> Room | None:
+        """A room's clock ran out (its timer, armed at `seq`): the computer moves for the
+        seat on move, or the next round is dealt (`commands.time_out`). A timer that woke
+        early, or for a room that moved on, is armed again for the room as it is."""
+        with self.app.app_context():
+            try:
+                decision = self._change(room_id, self._timed_out, seq, news=timeout_news)
+            except RoomError:  # the room was deleted meanwhile
+                return None
+            if decision is not None:
+                return decision.room
+            room = self.rooms.get(room_id)
+            if room is not None:
+                self.nudge(room)
+            return room
+
+    def _timed_out(self, room: Room, seq: int) -> Decision | None:
+        return commands.time_out(room, seq, self.now(), self.rng)
+
+    def resume_clocks(self, within: float = 86400.0) -> int:
+        """Arm again the clocks of the public rooms changed in the last `within` seconds
+        (after a restart: their deadlines come from the stored times), and let the
+        computer move where it is to; how many rooms were looked at."""
+        ids = self.rooms.store.rooms_of_kind("public", self.now() - within)
+        for room_id in ids:
+            room = self.rooms.get(room_id)
+            if room is not None:
+                self.nudge(room)
+                here = self.hub.present(room_id)
+                self.away.watch(room_id, [s for s in room.humans if s not in here])
+        return len(ids)
 
     def _still_away(self, room_id: str, seat: int) -> None:
         """Tell the others a seat's player is away long enough to hand it over (`Away`'s
-        timer found them so)."""
+        timer found them so); at a public table, the seat abandons the match."""
+        room = self.rooms.get(room_id)
+        if room is not None and room.kind == "public":
+            with self.app.app_context(), contextlib.suppress(RoomError):
+                self._change(room_id, self._abandoned, seat, news="abandoned")
+            return
         with contextlib.suppress(RoomError), self._lock(room_id):
             room = self.rooms.get(room_id)
             if room is not None and seat in self.away_long(room):
@@ -329,10 +399,19 @@ class Tables:
         """A seat's table as its socket's page shows it: in its language, with its links."""
         return render_pushed(self.view(room, seat), conn.links, conn.locale, news)
 
+    def _abandoned(self, room: Room, seat: int) -> Decision | None:
+        """A public seat's player is still away, ABANDON_SECONDS on: `commands.abandon`."""
+        if self.hub.live(room.id, seat) is not None:
+            return None  # back meanwhile
+        return commands.abandon(room, seat, "away", self.rng)
+
     def nudge(self, room: Room, settle: bool = False) -> None:
-        """Give a seat back to its returning player when due, then let the computer move if
-        it is to (after a restart, nothing else would); `settle`: after a level switch."""
+        """Give a seat back to its returning player when due, arm a public table's clock,
+        then let the computer move if it is to (after a restart, nothing else would);
+        `settle`: after a level switch."""
         room = self._give_back(room)
+        if room.kind == "public":
+            self.clocks.arm(room.id, room.seq, commands.deadline(room))
         if self.computer is not None and self.everyone_here(room):
             self.computer.nudge(room, settle)
 
@@ -363,6 +442,14 @@ def public_words(room: Room, seat: int) -> str:
         if room.bots[other] is not None and not room.handed(other):
             return "computer"
     return "friend"
+
+
+def timeout_news(before: Room, after: Room) -> str | None:
+    """The notice for a clock that ran out: a seat abandoned on its last timeout, a move the
+    computer makes for a seat, or (between rounds) none: the next round is simply dealt."""
+    if after.lost - before.lost:
+        return "abandoned"
+    return "timed-out" if after.overdue is not None else None
 
 
 def dealt_afresh(before: Room, after: Room) -> str | None:

@@ -63,6 +63,7 @@ ANNOUNCE = Markup('\n<div id="announce" hx-swap-oob="innerHTML">{}</div>')
 
 MOVE = Markup('<li data-move data-seat="{}" data-action="{}"{}>{}</li>')
 MOVE_TILE = Markup(' data-tile="{}"')
+TIMEOUT = Markup(" data-timeout")  # a move the computer made for a seat whose time ran out
 
 SCORE = Markup(
     '\n  <div class="score" role="group" aria-label="{0}">\n    <span class="caption">{0}</span>'
@@ -142,9 +143,13 @@ def announce(text: str) -> Markup:
     return fill(ANNOUNCE, text)
 
 
-def move(seat: int, action: str, tile: str | None, sentence: str) -> Markup:
-    """One item of the move list: a move, its tile if it laid one, in one sentence."""
-    return fill(MOVE, seat, action, fill(MOVE_TILE, tile) if tile is not None else "", sentence)
+def move(seat: int, action: str, tile: str | None, sentence: str, timeout: bool = False) -> Markup:
+    """One item of the move list: a move, its tile if it laid one, in one sentence (with
+    `timeout`, marked as made by the computer when the seat's time ran out)."""
+    attributes = fill(MOVE_TILE, tile) if tile is not None else Markup()
+    if timeout:
+        attributes += TIMEOUT
+    return fill(MOVE, seat, action, attributes, sentence)
 
 
 def score(caption: str, sides, target: str) -> Markup:

@@ -60,6 +60,18 @@ REFUSALS = {
     "bad-seed": N_("This page sent a malformed seed for the deal. Reload the page and try again."),
     "no-rematch": N_("A rematch replays a round just finished, and not a rematch itself."),
     "other-request": N_("Another request is waiting for an answer: answer it first."),
+    # a public table's clock (SPEC §12)
+    "timed-out": N_("Your time ran out: the computer is making this move for you."),
+    "match-lost": N_(
+        "You left this match, so it counts as lost: the computer plays your seat until it ends."
+    ),
+    "public-rematch": N_(
+        "A rematch counts for nothing, so public tables have none: start a new match instead."
+    ),
+    "public-clock": N_(
+        "At a public table nobody hands a seat over: the clock gives the computer the seat of "
+        "a player who stays away."
+    ),
     # a player's name (domino.players.names.CODES, SPEC §11)
     "name-control": N_(
         "A name cannot hold invisible characters, such as control characters or marks that "
@@ -191,6 +203,9 @@ STATUSES = {
     "no-room": 404,
     "too-many-deals": 429,
     "public-table": 403,
+    "public-clock": 403,
+    "public-rematch": 403,
+    "match-lost": 403,
     "bad-grant": 400,
     "grant-expired": 410,
     "grant-used": 409,
@@ -221,6 +236,11 @@ NOTICES = {
     ),
     "handed-over": N_("A player who was away is played by the computer until they are back."),
     "taken-back": N_("A player is back and plays their own seat again."),
+    "timed-out": N_("Time ran out: the computer made the move for the player on turn."),
+    "abandoned": N_(
+        "A player left the match: the computer plays their seat until it ends, and the match "
+        "counts as lost for them."
+    ),
     # the answer to a request for the next deal (`answered`): "-many" at three or four seats
     "declined-continue": N_(
         "Your friend answered “Not yet”: they are not ready for the next round."

@@ -169,7 +169,7 @@ def next_deal(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
         "over": seat_view.over,
         "asks": asks,
         "loses": tv.full and not seat_view.over and not asks,
-        "rematch": seat_view.over and tv.full and not tv.rematch,
+        "rematch": seat_view.over and tv.full and not tv.rematch and not tv.public,
         "room_url": room_url,
         "seq_vals": markup.SEQ_MARK,  # the same part serves every move until something else changes
     }

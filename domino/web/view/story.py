@@ -165,7 +165,7 @@ class Teller:
         if told is not None and told[1] == persons and history[: len(told[0])] == told[0]:
             start, items = len(told[0]), told[2]
         if start < len(history):
-            items += markup.joined(self.items(persons, history[start:]))
+            items += markup.joined(self.items(persons, history[start:], start, tv.timed_out))
         if not any(isinstance(person, Name) and person.given for person in persons):
             remember(self._told, key, (history, persons, items))  # a given name is not kept
         notes = tuple(
@@ -174,12 +174,21 @@ class Teller:
         )
         return Story(items, len(history), notes)
 
-    def items(self, persons: list, moves) -> list[Markup]:
-        """The move list's items of `moves`, made by `persons` (by seat)."""
+    def items(self, persons: list, moves, start: int = 0, timed_out=frozenset()) -> list[Markup]:
+        """The move list's items of `moves` (from index `start` of the round's history),
+        made by `persons` (by seat); those at the indices `timed_out` the computer made for a
+        seat whose time ran out (a public table's clock: worded and marked so, never kept)."""
         known = self._items
         items = []
-        for move in moves:
+        for index, move in enumerate(moves, start):
             person = persons[move.seat]
+            if index in timed_out:
+                told = step(move)
+                said = self.sentence(person, told)
+                text = gettext("%(move)s (time ran out: the computer moved)", move=said)
+                tile = str(told.laid) if told.laid is not None else None
+                items.append(markup.move(told.seat, told.action, tile, text, timeout=True))
+                continue
             key = (person, move.seat, move.action)
             if move.action == "play":  # a tile lies by the value it joins (none: the opening)
                 joined = None

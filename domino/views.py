@@ -105,6 +105,7 @@ class Company:
     name: str
     away_long: bool = False
     away_left: int | None = None  # seconds until it may be handed over, while its player is away
+    lost: bool = False  # its player abandoned the match in play (a public table's clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,4 +302,5 @@ def _company(room: Room, view: SeatView, other: int, present, away_long, away_le
         name=room.names[other],
         away_long=held and bot is None and other in away_long,
         away_left=away_left.get(other) if waits else None,
+        lost=other in room.lost,
     )

@@ -7,30 +7,18 @@ covers the waiting page."""
 
 from __future__ import annotations
 
-import re
-from contextlib import contextmanager
-
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browsing import SEED
-from tests.support.live import live_server
-
-SEATED_MS = 60_000  # a wave every half second, on a slow shared machine: generous
-ROOM = re.compile(r".*/r/[A-Za-z0-9_-]+$")
-
-
-@contextmanager
-def quick_server(tmp_path, fill: float):
-    """The app on a live server with its quick match waves running (every 0.5 s)."""
-    config = {"FILL_SECONDS": fill, "WAVE_SECONDS": 0.5}
-    with live_server(tmp_path / "domino.sqlite3", seed=SEED, **config) as live:
-        waves = live.app.extensions["waves"]
-        waves.start()
-        try:
-            yield live
-        finally:
-            waves.stop()
+from tests.support.browser_public import (
+    SEATED_MS,
+    named,
+    quick_match,
+    quick_server,
+    seat_of,
+    seated,
+    waiting,
+)
 
 
 @pytest.fixture
@@ -45,42 +33,6 @@ def hasty(tmp_path):
     """A player alone is filled by the computer after two seconds."""
     with quick_server(tmp_path, fill=2) as live:
         yield live
-
-
-def named(open_context, base_url: str, name: str):
-    """A new browser's home page, signed in as `name`."""
-    page = open_context().new_page()
-    page.goto(base_url)
-    form = page.locator("form[data-name-form]")
-    form.locator('input[name="name"]').fill(name)
-    form.locator('[data-action="take-name"]').click()
-    expect(page.locator("[data-player]")).to_have_text(name)
-    return page
-
-
-def quick_match(page, game: str) -> None:
-    """Press "Play" for `game`, and see the waiting page."""
-    form = page.locator("form[data-quick-match]")
-    form.locator('select[name="game"]').select_option(game)
-    form.locator('[data-action="quick-match"]').click()
-
-
-def waiting(page, game: str) -> None:
-    queue = page.locator(f'[data-queue][data-game="{game}"]')
-    expect(queue).to_have_count(1)
-    expect(page.locator('[data-action="leave-queue"]')).to_be_visible()
-
-
-def seated(page) -> str:
-    """Wait until the page is a public table's, seated; its room's address."""
-    expect(page).to_have_url(ROOM, timeout=SEATED_MS)
-    expect(page.locator("#table[data-public]")).to_have_count(1, timeout=SEATED_MS)
-    expect(page.locator("[data-hand]")).to_be_visible()
-    return page.url
-
-
-def seat_of(page) -> str:
-    return page.locator("#table").get_attribute("data-fair-seat")
 
 
 def test_two_players_are_seated_together(patient, open_context, scan):

@@ -53,6 +53,7 @@ def test_the_room_owner_arms_one_timer_at_the_stored_deadline(app):
 def test_a_seat_whose_time_runs_out_has_the_computer_move_for_it_marked(app):
     tables, room_id, ana, bob = seated(app)
     seat = tables.get(room_id).round.turn
+
     def moved_for():  # the timeout is stored, then the computer's move
         room = tables.get(room_id)
         return room.timed_out and len(room.round.history) > min(room.timed_out) and room

@@ -148,8 +148,11 @@ def away_note(name: Name) -> str:
     return spoken(name, text)
 
 
-def handed_note(name: Name) -> str:
-    """That the computer plays a seat until its player is back."""
+def handed_note(name: Name, lost: bool = False) -> str:
+    """That the computer plays a seat until its player is back (`lost`: until the match
+    ends, its player having left it at a public table)."""
+    if lost:
+        return gettext("%(name)s left the match: the computer plays to its end", name=name.inline)
     return gettext("played by the computer until %(name)s is back", name=name.inline)
 
 
@@ -216,7 +219,7 @@ def seat_values(tv: TableView, c, moving: bool) -> dict:
         "turn": moving,
         "name": name,
         "where": place(tv, c.seat) if name.given else None,
-        "handed": handed_note(name) if c.held and c.computer else None,
+        "handed": handed_note(name, c.lost) if c.held and c.computer else None,
         "level": level_word(c.computer) if c.computer else None,
         "backs": BACKS[c.count],
     }

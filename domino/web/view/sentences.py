@@ -178,7 +178,7 @@ def _presence(tv: TableView, other, name: Name) -> str:
     if not other.held and other.computer is None:
         return gettext("not here yet")
     if other.computer is not None:
-        return handed_note(name) if other.held else level_word(other.computer)
+        return handed_note(name, other.lost) if other.held else level_word(other.computer)
     return gettext("at the table") if other.connected else gettext("away")
 
 

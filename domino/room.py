@@ -258,9 +258,7 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
         match = room.match
         if state.over and match is not None and room.rounds and room.duplicate is None:
             match = add(match, game.outcome(state))  # a rematch does not count
-        return replace(
-            room, round=state, match=match, timed_out=timed_out, seq=seq, **_NO_REQUEST
-        )
+        return replace(room, round=state, match=match, timed_out=timed_out, seq=seq, **_NO_REQUEST)
     if kind == "deal":
         return _dealt(room, data, seq)
     if kind == "commit":

@@ -1,68 +1,98 @@
-"""The public tables' clocks: one timer per room, armed by the room's owner (`Tables`).
+"""The public tables' clocks: one deadline per room, armed by the room's owner (`Tables`).
 
 A clock's deadline is the room's (`domino.commands.deadline`), read from the times its events
-stored, so a restarted process arms the same timers again (`Tables.resume_clocks`). `Clocks`
-keeps one timer per room: arming it again (after every change, from `Tables.nudge`) replaces
-the one before, and a room without a deadline has none. When a timer fires, `due(room_id,
-seq)` is called: `Tables.time_out` decides under the room's lock whether the clock really ran
-out at that position (a room that moved on meanwhile was armed anew by its change).
+stored, so a restarted process arms the same deadlines again (`Tables.resume_clocks`). Arming
+a room again (after every change, from `Tables.nudge`) replaces its deadline, and a room
+without one has none. One thread waits for the earliest deadline of every room (a heap, the
+replaced entries skipped as they come up): thousands of public tables cost no thread each.
+When a room's deadline comes, `due(room_id, seq)` is called on that thread: `Tables.time_out`
+decides under the room's lock whether the clock really ran out at that position (a room that
+moved on meanwhile was armed anew by its change).
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import logging
 import threading
 import time
 from collections.abc import Callable
 
-EARLY = 0.005  # a timer wakes this much after its deadline: never before it
+log = logging.getLogger(__name__)
 
 
 class Clocks:
-    """One timer per room, each calling `due(room_id, seq)` at the room's deadline."""
+    """Each room's deadline, calling `due(room_id, seq)` when it comes."""
 
     def __init__(self, due: Callable[[str, int], None], now: Callable[[], float] = time.time):
         self.due = due
         self.now = now  # the wall clock the stored event times are read against
-        self._guard = threading.Lock()
-        self._timers: dict[str, tuple[int, float, threading.Timer]] = {}
+        self._changed = threading.Condition()
+        self._armed: dict[str, tuple[int, float, int]] = {}  # room -> (seq, deadline, entry)
+        self._heap: list[tuple[float, int, str]] = []  # (deadline, entry, room)
+        self._entries = itertools.count()
+        self._thread: threading.Thread | None = None
         self._closed = False
 
     def arm(self, room_id: str, seq: int, deadline: float | None) -> None:
         """Call `due(room_id, seq)` at `deadline` (None: the room's clock is not running),
-        replacing the room's timer unless it is armed for the same position and moment."""
-        with self._guard:
-            armed = self._timers.get(room_id)
+        in place of the room's deadline before."""
+        with self._changed:
+            armed = self._armed.get(room_id)
             if armed is not None and armed[:2] == (seq, deadline):
                 return
-            if armed is not None:
-                armed[2].cancel()
-                del self._timers[room_id]
             if deadline is None or self._closed:
+                self._armed.pop(room_id, None)
                 return
-            timer = threading.Timer(max(0.0, deadline - self.now()) + EARLY, self._fired)
-            timer.args = (room_id, seq, timer)
-            timer.daemon = True
-            self._timers[room_id] = (seq, deadline, timer)
-        timer.start()
+            entry = next(self._entries)
+            self._armed[room_id] = (seq, deadline, entry)
+            heapq.heappush(self._heap, (deadline, entry, room_id))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="clocks", daemon=True)
+                self._thread.start()
+            self._changed.notify()
 
     def armed(self, room_id: str) -> float | None:
-        """The deadline the room's timer is armed for (None: none)."""
-        with self._guard:
-            armed = self._timers.get(room_id)
+        """The deadline the room is armed for (None: none)."""
+        with self._changed:
+            armed = self._armed.get(room_id)
         return None if armed is None else armed[1]
 
     def close(self) -> None:
-        """Stop every timer, and arm no more (before the store closes)."""
-        with self._guard:
+        """Forget every deadline, and arm no more (before the store closes)."""
+        with self._changed:
             self._closed = True
-            waiting, self._timers = [armed[2] for armed in self._timers.values()], {}
-        for timer in waiting:
-            timer.cancel()
+            self._armed.clear()
+            self._heap.clear()
+            self._changed.notify()
 
-    def _fired(self, room_id: str, seq: int, timer: threading.Timer) -> None:
-        with self._guard:
-            armed = self._timers.get(room_id)
-            if self._closed or armed is None or armed[2] is not timer:
-                return  # replaced or stopped meanwhile
-            del self._timers[room_id]
-        self.due(room_id, seq)
+    def _next(self) -> tuple[str, int] | None:
+        """Wait for the earliest deadline; the room and seq it was armed at (None: closed)."""
+        with self._changed:
+            while not self._closed:
+                while self._heap and self._stale(self._heap[0]):
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._changed.wait()
+                    continue
+                deadline, _entry, room_id = self._heap[0]
+                wait = deadline - self.now()
+                if wait > 0:
+                    self._changed.wait(wait)
+                    continue
+                heapq.heappop(self._heap)
+                seq = self._armed.pop(room_id)[0]
+                return room_id, seq
+        return None
+
+    def _stale(self, top: tuple[float, int, str]) -> bool:
+        armed = self._armed.get(top[2])
+        return armed is None or armed[2] != top[1]
+
+    def _run(self) -> None:
+        while (fired := self._next()) is not None:
+            try:
+                self.due(*fired)
+            except Exception:  # one room's failure never stops the others' clocks
+                log.exception("the clock of room %s could not run out", fired[0])

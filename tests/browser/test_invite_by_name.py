@@ -19,18 +19,15 @@ from tests.support.browser_friends import (
     play_round,
     room_id_of,
 )
+from tests.support.browsing import take_name
 
 POLLS_MS = 3_000  # the home page asks the lobby for its invitations this often
 
 
-def take_name(context, base_url: str, name: str):
+def named_page(context, base_url: str, name: str):
     """A home page of `context` that took `name` (the page stays on the home page)."""
     page = context.new_page()
-    page.goto(base_url)
-    form = page.locator("form[data-name-form]")
-    form.locator('input[name="name"]').fill(name)
-    form.locator('[data-action="take-name"]').click()
-    expect(page.locator("[data-player]")).to_have_text(name)
+    take_name(page, base_url, name)
     return page
 
 
@@ -60,8 +57,8 @@ def polls_seen(page, count: int) -> None:
 
 def test_an_invited_player_accepts_from_the_home_page_and_plays_a_round(server, open_context, scan):
     hosts, guests = open_context(), open_context()
-    take_name(hosts, server.url, "Ana")
-    home = take_name(guests, server.url, "Bob")
+    named_page(hosts, server.url, "Ana")
+    home = named_page(guests, server.url, "Bob")
     home.evaluate("window.__not_reloaded = true")
 
     host, link = create_room(hosts, server.url)
@@ -105,8 +102,8 @@ def test_a_blocked_hosts_invitations_are_not_shown_and_the_host_is_not_told(
     server, open_context, scan
 ):
     hosts, guests = open_context(), open_context()
-    take_name(hosts, server.url, "Ana")
-    home = take_name(guests, server.url, "Bob")
+    named_page(hosts, server.url, "Ana")
+    home = named_page(guests, server.url, "Bob")
 
     host, link = create_room(hosts, server.url)
     invite(host, "Bob")

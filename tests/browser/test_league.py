@@ -8,23 +8,16 @@ import time
 from playwright.sync_api import expect
 
 from domino.players import league
+from tests.support.browsing import take_name
 from tests.support.results import result
-
-
-def take_name(page, base: str, name: str) -> None:
-    page.goto(base + "/")
-    form = page.locator("[data-name-form]")
-    form.locator("[name=name]").fill(name)
-    form.locator('[data-action="take-name"]').click()
-    expect(page.locator("[data-player]")).to_have_text(name)
 
 
 def test_the_league_shows_the_standings_and_the_player_page_the_ratings(server, open_context, scan):
     base = server.url
     page = open_context().new_page()
     for name in ("Bob", "Cleo"):
-        take_name(open_context().new_page(), base, name)
-    take_name(page, base, "Ana")
+        take_name(open_context().new_page(), base + "/", name)
+    take_name(page, base + "/", "Ana")
     lobby = server.app.extensions["lobby"]
     ana, bob, cleo = (lobby.player_named(name).id for name in ("Ana", "Bob", "Cleo"))
     now = time.time()

@@ -15,6 +15,8 @@ import re
 
 from playwright.sync_api import expect
 
+from tests.support.browsing import take_name
+
 VIRTUAL = {
     "protocol": "ctap2",
     "transport": "internal",
@@ -40,14 +42,6 @@ def with_authenticator(context):
     return page, cdp, made["authenticatorId"]
 
 
-def take_name(page, base: str, name: str) -> None:
-    page.goto(base + "/")
-    form = page.locator("[data-name-form]")
-    form.locator("[name=name]").fill(name)
-    form.locator('[data-action="take-name"]').click()
-    expect(page.locator("[data-player]")).to_have_text(name)
-
-
 def expect_signed_out(page) -> None:
     expect(page.locator("[data-player]")).to_have_count(0)
 
@@ -55,7 +49,7 @@ def expect_signed_out(page) -> None:
 def test_a_passkey_and_recovery_codes_sign_a_player_in_anywhere(server, open_context, scan):
     base = site(server)
     page, cdp, authenticator = with_authenticator(open_context())
-    take_name(page, base, "Ana")
+    take_name(page, base + "/", "Ana")
     page.goto(base + "/p/Ana")
     assert page.locator("[data-recovery-code]").count() == 0
     page.locator('[data-action="add-passkey"]').click()
@@ -121,7 +115,7 @@ def test_without_webauthn_a_sentence_stands_instead_of_the_buttons(server, open_
     expect(page.locator('[data-action="sign-in-passkey"]')).to_be_hidden()
     expect(page.locator("[data-sign-in] [data-without-webauthn]")).to_be_visible()
     expect(page.locator("[data-recovery-form]")).to_be_visible()
-    take_name(page, base, "Bea")
+    take_name(page, base + "/", "Bea")
     page.goto(base + "/p/Bea")
     expect(page.locator('[data-action="add-passkey"]')).to_be_hidden()
     expect(page.locator("[data-passkeys] [data-without-webauthn]")).to_be_visible()

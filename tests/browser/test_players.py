@@ -7,18 +7,12 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from domino.web.signin import SESSION_COOKIE
-
-
-def take_name(page, url: str, name: str) -> None:
-    page.goto(url)
-    form = page.locator("[data-name-form]")
-    form.locator('input[name="name"]').fill(name)
-    form.locator('[data-action="take-name"]').click()
+from tests.support.browsing import submit_name
 
 
 def test_take_a_name_and_see_it_on_every_page(server, open_context):
     page = open_context().new_page()
-    take_name(page, server.url, "Computer")  # refused: it passes for the computer
+    submit_name(page, server.url, "Computer")  # refused: it passes for the computer
     error = page.locator("[data-name-form] [data-error]")
     expect(error).to_be_visible()
     expect(error).to_contain_text("computer")
@@ -38,7 +32,7 @@ def test_take_a_name_and_see_it_on_every_page(server, open_context):
 
 def test_end_the_other_session_from_the_player_page(server, open_context):
     laptop = open_context().new_page()
-    take_name(laptop, server.url, "Bea")
+    submit_name(laptop, server.url, "Bea")
     expect(laptop.locator("[data-player]")).to_have_text("Bea")
     lobby = server.app.extensions["lobby"]
     bea = lobby.player_named("Bea")

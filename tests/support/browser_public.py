@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from playwright.sync_api import expect
 
-from tests.support.browsing import SEED
+from tests.support.browsing import SEED, take_name
 from tests.support.live import live_server
 
 SEATED_MS = 60_000  # a wave every half second, on a slow shared machine: generous
@@ -33,11 +33,7 @@ def quick_server(tmp_path, fill: float, **config):
 def named(open_context, base_url: str, name: str):
     """A new browser's home page, signed in as `name`."""
     page = open_context().new_page()
-    page.goto(base_url)
-    form = page.locator("form[data-name-form]")
-    form.locator('input[name="name"]').fill(name)
-    form.locator('[data-action="take-name"]').click()
-    expect(page.locator("[data-player]")).to_have_text(name)
+    take_name(page, base_url, name)
     return page
 
 

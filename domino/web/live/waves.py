@@ -30,6 +30,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from itsdangerous import URLSafeTimedSerializer
 
@@ -39,6 +40,7 @@ from .tables import Opened
 
 RATING = 1500.0  # a rating for tests that leave ratings out (a new player's shown rating)
 WAVE_SECONDS = 2.0
+OPENING = 8  # a wave's tables opened at once (threads; greenlets under gevent)
 # The seam over HTTP: a shard's endpoint (web/routes/tables_in.py), its signature's salt, how
 # long a signed request verifies, and the seconds one attempt at one shard may take.
 PATH = "/internal/tables"
@@ -185,19 +187,34 @@ class Waves:
             for e in entries.values()
         ]
         blocks = self.lobby.blocks_among(entries)
+        tables = pair(waiting, now, blocks, fill=self.fill)
         opened, seated = [], []
-        for table in pair(waiting, now, blocks, fill=self.fill):
-            seats = [None if p is None else (p, names[p]) for p in table.seats]
-            try:
-                room = self.open_table(table.game, seats)
-            except Exception:  # logged; its players stay queued for the next wave
-                log.exception("opening a %s table failed", table.game)
+        for table, room in zip(tables, self._open(tables, names), strict=True):
+            if room is None:  # logged; its players stay queued for the next wave
                 continue
             opened.append(room)
             seated += [(entries[p], room.room, room.grants[p]) for p in table.people]
         if seated:
             self.lobby.record_wave(seated, now)
         return opened
+
+    def _open(self, tables, names) -> list[Opened | None]:
+        """Open the wave's tables, OPENING at a time: their rooms' commits share the store's
+        group commits (in a cluster, their shards' requests run side by side), where one by
+        one each waited for its own. None for a table that could not be opened."""
+
+        def open_one(table) -> Opened | None:
+            seats = [None if p is None else (p, names[p]) for p in table.seats]
+            try:
+                return self.open_table(table.game, seats)
+            except Exception:
+                log.exception("opening a %s table failed", table.game)
+                return None
+
+        if len(tables) <= 1 or OPENING <= 1:
+            return [open_one(table) for table in tables]
+        with ThreadPoolExecutor(min(OPENING, len(tables)), "quick-match-open") as pool:
+            return list(pool.map(open_one, tables))
 
     def poke(self) -> None:
         """Run a wave soon (someone joined): the loop wakes at once."""

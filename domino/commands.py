@@ -91,6 +91,8 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> De
     seeded = Decision.of(room, seat).then(seed_events(room, seat, params))
     if action in ASKS:
         what = ASKS[action]
+        if room.kind == "public" and what == "round":
+            _public_next(room)
         if seat in room.agreed:
             raise RoomError("already-asked")
         if room.request is not None and room.request_kind != what:
@@ -109,6 +111,16 @@ def decide(room: Room, seat: int, action: str, params: dict, present, rng) -> De
             raise RoomError("other-request")
         return seeded.then(agree(seeded.room, seat, room.request_kind, rng))
     raise RoomError("unknown-action")
+
+
+def _public_next(room: Room) -> None:
+    """At a public table the next deal is only a match's next round ("Continue"): no round
+    is given up midway (it would reset the match's clock and timeouts), and a match over is
+    the table's last (the players go back to quick match; SPEC §12)."""
+    if room.match_over:
+        raise RoomError("public-over")
+    if room.match is None or not room.between_rounds:
+        raise RoomError("public-round")
 
 
 def move(room: Room, seat: int, action) -> Decision:

@@ -63,8 +63,9 @@ class Room:
     and `stand_ins` the level the computer last played each held seat at for its player
     while they were away (None: never). At a public room, `clock` is the match's clock (None
     before its first deal), `timing` its (move, bank) seconds, `lost` the seats whose players
-    lost the match in play by abandoning it, and `timed_out` the indices in the round's history
-    of the moves the computer made for a seat whose time ran out.
+    lost the match in play by abandoning it, `timed_out` the indices in the round's history
+    of the moves the computer made for a seat whose time ran out, and `arrived` the seats
+    whose players came with their seat grants (`commands.reseat`).
     `rounds` counts the dealt rounds that count (0 while the creator waits: a preview);
     `match` is the match in play (rooms with a target only) and `matches` its number;
     `request` is the seat that asked for a new round or match (or, `request_kind`
@@ -96,6 +97,7 @@ class Room:
     timing: tuple[float, float] | None = None
     lost: frozenset[int] = frozenset()
     timed_out: frozenset[int] = frozenset()
+    arrived: frozenset[int] = frozenset()
 
     @property
     def computer_to_move(self) -> bool:
@@ -268,7 +270,10 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
     if kind == "options":
         return replace(room, counter=bool(data.get("counter")), seq=seq)
     if kind == "seat":
-        return replace(room, seats=_put(room.seats, data["seat"], data["hash"]), seq=seq)
+        seat, arrived = data["seat"], room.arrived
+        if room.seats[seat] is not None:  # a held seat's new secret: its player's grant came
+            arrived = arrived | {seat}
+        return replace(room, seats=_put(room.seats, seat, data["hash"]), arrived=arrived, seq=seq)
     if kind == "ask":
         request = data["seat"] if room.request is None else room.request
         what = room.request_kind or data.get("what", "round")

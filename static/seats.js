@@ -147,8 +147,12 @@
     return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
   }
 
+  var warnedTurn = null; // the clock seat this page warned for, until another seat's clock
+
   function tickClock(now) {
     var el = document.querySelector("[data-clock]");
+    var seat = el ? el.getAttribute("data-seat") : null;
+    if (seat !== warnedTurn) warnedTurn = null; // a new turn: it may warn again
     if (!el) return;
     if (!seen.has(el)) seen.set(el, now);
     var gone = (now - seen.get(el)) / 1000;
@@ -164,8 +168,8 @@
     var left = moveLeft + bankLeft;
     el.classList.toggle("low", left <= 5);
     var warning = el.getAttribute("data-warning");
-    if (warning && left <= 5 && left > 0 && !el.hasAttribute("data-warned")) {
-      el.setAttribute("data-warned", "");
+    if (warning && left <= 5 && left > 0 && warnedTurn === null) {
+      warnedTurn = seat; // once a turn, however often the table is drawn again in it
       var announce = document.getElementById("announce");
       if (announce) announce.textContent = warning;
     }

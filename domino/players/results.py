@@ -44,6 +44,8 @@ def finished(before: Room, after: Room) -> dict | None:
         return None
     if after.duplicate is not None or not after.rounds:  # a rematch, or a preview
         return None
+    if after.kind == "public" and not after.arrived:
+        return None  # nobody ever came to it (opened twice, or its wave lost): it counts for none
     rules = after.rules
     if rules.target is None:
         number = after.rounds

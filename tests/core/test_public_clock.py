@@ -12,6 +12,7 @@ from domino import commands
 from domino.clock import TIMEOUTS, Timing
 from domino.events import DRAW, PASS
 from domino.game import legal_actions
+from domino.players.results import finished
 from domino.room import PUBLIC_LEVEL, RoomError, fold, secret_hash
 from domino.rules import PRESETS
 
@@ -171,18 +172,48 @@ def test_between_rounds_of_a_match_the_next_round_comes_after_the_move_time():
     assert dealt.room.rounds == room.rounds + 1 and dealt.room.clock.seat == dealt.room.round.turn
 
 
-def test_a_new_match_starts_the_clock_and_the_losses_afresh():
-    room = commands.abandon(public("classic").room, 1, "away", random.Random(1)).room
-    assert room.lost == {1}
-    at = T0
+def test_a_public_table_gives_up_no_round_and_its_match_over_is_its_last():
+    room = public().room
+    with pytest.raises(RoomError, match="public-round"):  # it would reset the clock
+        commands.decide(room, 0, "new-round", {}, {0, 1}, random.Random(1))
+    room, at = public("classic").room, T0  # without a target, a round is the match
     while not room.round.over:
         at += 1.0
-        mover = room.round.turn
-        action = legal_actions(room.round, mover)[0]
-        decision = commands.move(room, mover, action)
-        room = commands.clocked(decision, at).room
-    assert room.match_over and room.clock.seat is None
-    again = commands.decide(room, 0, "new-round", {}, {0}, random.Random(1))
-    room = commands.clocked(again, at + 3).room
-    assert room.lost == frozenset() and room.clock.since == at + 3
-    assert room.clock.timeouts == (0, 0) and room.clock.banks == (60.0, 60.0)
+        room = play(room, at).room
+    assert room.match_over and commands.deadline(room) is None
+    for seat in (0, 1):
+        with pytest.raises(RoomError, match="public-over"):
+            commands.decide(room, seat, "new-round", {}, {0, 1}, random.Random(1))
+        with pytest.raises(RoomError, match="public-rematch"):
+            commands.decide(room, seat, "rematch", {}, {0, 1}, random.Random(1))
+
+
+def test_between_rounds_of_a_match_continue_deals_the_next_round():
+    room, at = public().room, T0
+    while not room.round.over:
+        at += 1.0
+        room = play(room, at).room
+    if room.match.over:
+        return  # a round that ended the match: the test above covers it
+    first = commands.decide(room, 0, "new-round", {}, {0, 1}, random.Random(1)).room
+    dealt = commands.decide(first, 1, "accept-new-round", {}, {0, 1}, random.Random(1))
+    assert dealt.room.rounds == room.rounds + 1
+
+
+def test_a_public_match_nobody_came_to_leaves_no_result():
+    def played_out(room):
+        at = T0
+        while True:
+            at += 1.0
+            decision = play(room, at)
+            if decision.room.round.over:
+                return decision
+            room = decision.room
+
+    unseen = played_out(public("classic").room)  # opened twice, or its wave was lost
+    assert finished(unseen.before, unseen.room) is None
+    came = commands.reseat(public("classic").room, 1, "bob's browser").room
+    assert came.arrived == {1}
+    ended = played_out(came)
+    result = finished(ended.before, ended.room)
+    assert result is not None and result["kind"] == "public"

@@ -89,3 +89,36 @@ def test_thousands_of_rooms_share_one_thread():
         clocks.arm(f"room{n}", n, far + n)
     assert threading.active_count() <= before + 1
     clocks.close()
+
+
+def test_an_older_position_never_replaces_a_newer_one():
+    fired = Fired()
+    clocks = Clocks(fired)
+    now = time.time()
+    clocks.arm("a", 12, now + 0.1)
+    clocks.arm("a", 10, None)  # a nudge that read the room before seq 12, come late
+    clocks.arm("a", 11, now + 60)
+    assert clocks.armed("a") == now + 0.1
+    fired.wait(1)
+    assert [(room, seq) for room, seq, _ in fired.calls] == [("a", 12)]
+    clocks.close()
+
+
+def test_a_room_whose_time_out_failed_is_tried_again(monkeypatch):
+    from domino.web.live import clocks as module
+
+    monkeypatch.setattr(module, "RETRY_SECONDS", 0.1)
+    calls = []
+
+    def due(room_id: str, seq: int) -> None:
+        calls.append(seq)
+        if len(calls) == 1:
+            raise RuntimeError("the store was busy")
+
+    clocks = Clocks(due)
+    clocks.arm("a", 5, time.time() + 0.05)
+    deadline = time.monotonic() + 5
+    while len(calls) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert calls == [5, 5]
+    clocks.close()

@@ -7,6 +7,7 @@ the fill time, blocks kept apart, a failed room creation leaves everyone queued)
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import time
 from urllib.parse import parse_qs, urlparse
@@ -17,6 +18,7 @@ import pytest
 from domino.web.live import grants as grant_module
 from domino.web.live.grants import grant_token
 from domino.web.live.waves import Waves, in_process
+from tests.support.drive import finish_round
 from tests.support.players import follow, named_browser, open_public, player_id
 from tests.support.webkit import Table, company, make_app, parse
 
@@ -401,3 +403,23 @@ def test_a_public_match_played_out_moves_both_ratings_and_the_league_once(app):
     rows = store.standings()
     assert sorted(row.name for row in rows) == ["Ana", "Bob"]
     assert sorted(row.points for row in rows) in ([0, 3], [1, 1])
+
+
+def test_a_public_table_gives_up_no_round_and_sends_to_quick_match_after_its_match(app):
+    ana, bob = named_browser(app, "Ana"), named_browser(app, "Bob")
+    opened = open_public(app, "classic", ana, bob)
+    for browser in (ana, bob):
+        assert follow(browser, opened.grants[player_id(browser)]).status_code == 303
+    mid = ana.doc
+    assert mid.find("data-action", "new-round") is None  # no round is given up midway
+    tables = app.extensions["domino"]
+    finish_round(tables.rooms, tables.get(opened.room), random.Random(4))
+    ana.open()
+    over = ana.doc
+    again = over.one("data-action", "play-again")
+    assert again.tag == "a" and again.get("href") == "/play/"
+    assert over.find("data-action", "new-round") is None
+    assert over.find("data-action", "rematch") is None
+    ana.connect()  # a request comes from a page whose socket is open
+    refused = ana.post("new-round")
+    assert refused.status_code == 403 and "Play again" in refused.get_data(as_text=True)

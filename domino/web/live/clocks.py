@@ -7,7 +7,9 @@ without one has none. One thread waits for the earliest deadline of every room (
 replaced entries skipped as they come up): thousands of public tables cost no thread each.
 When a room's deadline comes, `due(room_id, seq)` is called on that thread: `Tables.time_out`
 decides under the room's lock whether the clock really ran out at that position (a room that
-moved on meanwhile was armed anew by its change).
+moved on meanwhile was armed anew by its change). An arming from an older position than one
+seen before is ignored (a nudge made outside the room's lock may come after a newer one's),
+and a room whose time-out failed is tried again RETRY_SECONDS later.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 from collections.abc import Callable
 
 log = logging.getLogger(__name__)
+RETRY_SECONDS = 1.0  # a room whose time-out failed is tried again this much later
 
 
 class Clocks:
@@ -30,6 +33,7 @@ class Clocks:
         self.now = now  # the wall clock the stored event times are read against
         self._changed = threading.Condition()
         self._armed: dict[str, tuple[int, float, int]] = {}  # room -> (seq, deadline, entry)
+        self._seen: dict[str, int] = {}  # room -> the newest seq armed at (None too)
         self._heap: list[tuple[float, int, str]] = []  # (deadline, entry, room)
         self._entries = itertools.count()
         self._thread: threading.Thread | None = None
@@ -37,8 +41,12 @@ class Clocks:
 
     def arm(self, room_id: str, seq: int, deadline: float | None) -> None:
         """Call `due(room_id, seq)` at `deadline` (None: the room's clock is not running),
-        in place of the room's deadline before."""
+        in place of the room's deadline before; ignored if the room was armed at a newer
+        `seq` already."""
         with self._changed:
+            if seq < self._seen.get(room_id, seq):
+                return  # a stale position: the newer one's deadline stands
+            self._seen[room_id] = seq
             armed = self._armed.get(room_id)
             if armed is not None and armed[:2] == (seq, deadline):
                 return
@@ -59,11 +67,18 @@ class Clocks:
             armed = self._armed.get(room_id)
         return None if armed is None else armed[1]
 
+    def forget(self, room_id: str) -> None:
+        """Forget a deleted room's deadline and positions."""
+        with self._changed:
+            self._armed.pop(room_id, None)
+            self._seen.pop(room_id, None)
+
     def close(self) -> None:
         """Forget every deadline, and arm no more (before the store closes)."""
         with self._changed:
             self._closed = True
             self._armed.clear()
+            self._seen.clear()
             self._heap.clear()
             self._changed.notify()
 
@@ -95,4 +110,12 @@ class Clocks:
             try:
                 self.due(*fired)
             except Exception:  # one room's failure never stops the others' clocks
-                log.exception("the clock of room %s could not run out", fired[0])
+                log.exception("the clock of room %s could not run out; tried again", fired[0])
+                self._again(*fired)
+
+    def _again(self, room_id: str, seq: int) -> None:
+        """Arm a room whose time-out failed again, unless it was armed anew meanwhile."""
+        with self._changed:
+            if self._closed or room_id in self._armed or self._seen.get(room_id, seq) != seq:
+                return  # armed anew, or moved on, meanwhile
+        self.arm(room_id, seq, self.now() + RETRY_SECONDS)

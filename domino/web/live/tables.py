@@ -362,6 +362,7 @@ class Tables:
         removed = self.rooms.purge(idle_seconds)
         for room_id in removed:
             self.hub.forget(room_id)
+            self.clocks.forget(room_id)
         with self._guard:
             known = list(self._locks)
         gone = [room_id for room_id in known if self.rooms.get(room_id) is None]

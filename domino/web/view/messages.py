@@ -65,6 +65,10 @@ REFUSALS = {
     "match-lost": N_(
         "You left this match, so it counts as lost: the computer plays your seat until it ends."
     ),
+    "public-over": N_(
+        "This public match is over, and so is the table: press “Play again” for a new one."
+    ),
+    "public-round": N_("At a public table every round is played to its end: no new round midway."),
     "public-rematch": N_(
         "A rematch counts for nothing, so public tables have none: start a new match instead."
     ),
@@ -205,6 +209,8 @@ STATUSES = {
     "public-table": 403,
     "public-clock": 403,
     "public-rematch": 403,
+    "public-over": 403,
+    "public-round": 403,
     "match-lost": 403,
     "bad-grant": 400,
     "grant-expired": 410,

@@ -222,4 +222,5 @@ def seat_values(tv: TableView, c, moving: bool) -> dict:
         "handed": handed_note(name, c.lost) if c.held and c.computer else None,
         "level": level_word(c.computer) if c.computer else None,
         "backs": BACKS[c.count],
+        "public": tv.public,  # an away player's countdown: out of the match, not a hand-over
     }

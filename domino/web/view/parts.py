@@ -107,7 +107,7 @@ def company(tv: TableView, said: Words) -> Markup:
     over, turn, parts = tv.game.over, tv.game.turn, []
     for c in names.shown_company(tv):
         moving = not over and turn == c.seat
-        key = None if c.name else (tv.seat, tv.rules, tv.kind, c, moving)
+        key = None if c.name else (tv.seat, tv.rules, tv.kind, tv.public, c, moving)
         parts += (
             markup.COMPANY_GAP,
             part("company.html", said, key, names.seat_values, tv, c, moving),
@@ -154,10 +154,14 @@ def next_kind(tv: TableView) -> str:
     return "round"
 
 
-def next_deal(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
+def next_deal(
+    tv: TableView, said: Words, room_url: str, many: bool, play: str | None = None
+) -> Markup:
     """The next deal's question and buttons (next.html): drawn once for every seat that reads
     the same language and has said the same, until that changes (a rematch request: for
-    each seat); the room's version goes into its buttons at each use."""
+    each seat); the room's version goes into its buttons at each use. At a public table
+    (`play`: quick match's page) only "Continue" between a match's rounds, and once the
+    match is over a link to play again."""
     seat_view = tv.game
     kind = next_kind(tv)
     asks = tv.full and tv.kind == "friend" and not seat_view.over and (not many or tv.people > 1)
@@ -170,6 +174,7 @@ def next_deal(tv: TableView, said: Words, room_url: str, many: bool) -> Markup:
         "asks": asks,
         "loses": tv.full and not seat_view.over and not asks,
         "rematch": seat_view.over and tv.full and not tv.rematch and not tv.public,
+        "play": play if tv.public else None,
         "room_url": room_url,
         "seq_vals": markup.SEQ_MARK,  # the same part serves every move until something else changes
     }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import current_app, has_request_context, render_template, url_for
+from flask import current_app, has_request_context, render_template, request, url_for
 from flask_babel import force_locale
 from markupsafe import Markup
 
@@ -111,13 +111,14 @@ class Links:
     invite: str | None = None
     inviting: Inviting | None = None
     public: bool = False  # a public room's (SPEC §12, §14 `data-public`)
+    play: str | None = None  # a public room's: quick match, for the next match
 
 
 def links(room) -> Links:
     """The links of a room's table, from the current request of a browser seated there."""
     url = url_for("pages.room", room_id=room.id)
-    if room.kind == "public":
-        return Links(url, public=True)
+    if room.kind == "public":  # quick match's page (the lobby's, wherever it runs)
+        return Links(url, public=True, play=request.script_root + "/play/")
     if room.kind != "friend" or room.full:
         return Links(url)
     invite = url_for("pages.room", room_id=room.id, _external=True)
@@ -245,7 +246,7 @@ def _values(tv, links, said: Words, speak: Speaker, options, selected, notice, o
         if many and not links.public
         else "",
         "public": links.public,
-        "next": parts.next_deal(tv, said, room_url, many),
+        "next": parts.next_deal(tv, said, room_url, many, links.play),
         "mover": next((c for c in tv.company if c.seat == seat_view.turn), None),
         "totals": [pip_total(held) for held in seat_view.hands or ()],
         "spoken_tile": speak.tile,

@@ -147,7 +147,7 @@ class Teller:
     def __init__(self, speak) -> None:
         self.speak = speak
         self._items = kept(EVER)  # each move list item, by who, where and what
-        # Each seat's move list as last told, by (room, seat): (history, persons, items).
+        # Each seat's move list as last told, by (room, seat): (history, persons, items, timed out).
         self._told = kept()
 
     @property
@@ -162,12 +162,18 @@ class Teller:
         persons = [who(tv, seat) for seat in range(tv.rules.seats)]
         key, start, items = (tv.room, tv.seat), 0, Markup()
         told = recall(self._told, key)
-        if told is not None and told[1] == persons and history[: len(told[0])] == told[0]:
+        if (
+            told is not None
+            and told[1] == persons
+            and history[: len(told[0])] == told[0]
+            and told[3] == _marked(tv.timed_out, len(told[0]))
+        ):  # the same moves, told of the same persons, the same of them timed out
             start, items = len(told[0]), told[2]
         if start < len(history):
             items += markup.joined(self.items(persons, history[start:], start, tv.timed_out))
         if not any(isinstance(person, Name) and person.given for person in persons):
-            remember(self._told, key, (history, persons, items))  # a given name is not kept
+            told = (history, persons, items, _marked(tv.timed_out, len(history)))
+            remember(self._told, key, told)  # a given name is not kept
         notes = tuple(
             Note(told.seat, str(told.at), self.note(persons[told.seat], told))
             for told in sorted(recent(tv), key=lambda told: told.at)
@@ -333,3 +339,8 @@ DREW_AND_LAID = {
         tile=tile,
     ),
 }
+
+
+def _marked(timed_out, moves: int) -> frozenset[int]:
+    """The timed-out moves among a round's first `moves`."""
+    return frozenset(index for index in timed_out if index < moves)

@@ -147,13 +147,13 @@
     return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
   }
 
-  var warnedTurn = null; // the clock seat this page warned for, until another seat's clock
+  var warned = null; // the position (seat and table version) this page last warned at
 
   function tickClock(now) {
     var el = document.querySelector("[data-clock]");
-    var seat = el ? el.getAttribute("data-seat") : null;
-    if (seat !== warnedTurn) warnedTurn = null; // a new turn: it may warn again
     if (!el) return;
+    var table = el.closest("[data-seq]");
+    var position = el.getAttribute("data-seat") + ":" + (table ? table.getAttribute("data-seq") : "");
     if (!seen.has(el)) seen.set(el, now);
     var gone = (now - seen.get(el)) / 1000;
     var move = Number(el.getAttribute("data-move-left"));
@@ -168,8 +168,8 @@
     var left = moveLeft + bankLeft;
     el.classList.toggle("low", left <= 5);
     var warning = el.getAttribute("data-warning");
-    if (warning && left <= 5 && left > 0 && warnedTurn === null) {
-      warnedTurn = seat; // once a turn, however often the table is drawn again in it
+    if (warning && left <= 5 && left > 0 && warned !== position) {
+      warned = position; // once a position, however often the same table is drawn again
       var announce = document.getElementById("announce");
       if (announce) announce.textContent = warning;
     }

@@ -176,6 +176,7 @@ class TableView:
     timed_out: frozenset[int] = frozenset()  # the round's moves the computer made on a timeout
     lost: frozenset[int] = frozenset()  # the seats whose players abandoned the match in play
     public: bool = False  # a public table (SPEC §12): play never waits for an away player
+    next_in: int | None = None  # between a public match's rounds: seconds until the next deal
 
     @property
     def commitment(self) -> str | None:
@@ -261,7 +262,19 @@ def table_view(
         timed_out=room.timed_out,
         lost=room.lost,
         public=room.kind == "public",
+        next_in=_next_in(room, now),
     )
+
+
+def _next_in(room: Room, now: float) -> int | None:
+    """Between the rounds of a public match, the whole seconds until the clock deals the
+    next round (None elsewhere)."""
+    clock = room.clock
+    if clock is None or clock.seat is not None or room.match is None:
+        return None
+    if room.round is None or not room.between_rounds:
+        return None
+    return whole(clock.deadline - now)
 
 
 def _duplicate(room: Room, seat: int) -> DuplicateResult | None:

@@ -15,6 +15,7 @@ from domino.game import legal_actions
 from domino.players.results import finished
 from domino.room import PUBLIC_LEVEL, RoomError, fold, secret_hash
 from domino.rules import PRESETS
+from domino.views import table_view
 
 TIMING = Timing(move=20.0, bank=60.0)
 T0 = 1_000.0
@@ -167,6 +168,7 @@ def test_between_rounds_of_a_match_the_next_round_comes_after_the_move_time():
         assert commands.deadline(room) is None  # a match over waits for nobody
         return
     assert commands.deadline(room) == at + 20.0
+    assert table_view(room, 0, {0, 1}, now=at + 5.0).next_in == 15  # the table counts it down
     dealt = commands.time_out(room, room.seq, at + 20.0, random.Random(1))
     dealt = commands.clocked(dealt, at + 20.0)
     assert dealt.room.rounds == room.rounds + 1 and dealt.room.clock.seat == dealt.room.round.turn

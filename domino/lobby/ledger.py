@@ -168,6 +168,16 @@ HELD_SQL = (
 )
 
 
+STATEMENT_SQL = (  # an account's entries, newest first, each with the balance after it
+    "SELECT id, key, at, reason, amount, sum(amount) OVER (ORDER BY id) AS balance,"
+    " other, ref FROM ("
+    " SELECT id, key, at, reason, amount, debit AS other, ref FROM transfers"
+    " WHERE credit = :a UNION ALL"
+    " SELECT id, key, at, reason, -amount, credit, ref FROM transfers WHERE debit = :a"
+    ") ORDER BY id DESC LIMIT :limit"
+)
+
+
 def held_in(conn: sqlite3.Connection, table: str) -> dict[str, int]:
     """What each player has in a table's escrow now (held less paid back), in the caller's
     transaction: player -> coins, in the order they first staked, zeros left out."""
@@ -254,16 +264,8 @@ class Ledger:
     def statement(self, player: str, limit: int | None = None) -> list[Entry]:
         """The player's entries, newest first, each with the balance after it (read in one
         statement, so from one moment of the journal)."""
-        account = player_account(player)
-        rows = self._rows(
-            "SELECT id, key, at, reason, amount, sum(amount) OVER (ORDER BY id) AS balance,"
-            " other, ref FROM ("
-            " SELECT id, key, at, reason, amount, debit AS other, ref FROM transfers"
-            " WHERE credit = :a UNION ALL"
-            " SELECT id, key, at, reason, -amount, credit, ref FROM transfers WHERE debit = :a"
-            ") ORDER BY id DESC LIMIT :limit",
-            {"a": account, "limit": -1 if limit is None else limit},
-        )
+        params = {"a": player_account(player), "limit": -1 if limit is None else limit}
+        rows = self._rows(STATEMENT_SQL, params)
         return [Entry(**row) for row in rows]
 
     def grant(self, player: str, now: float | None = None) -> bool:

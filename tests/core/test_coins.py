@@ -150,9 +150,7 @@ def test_a_pairs_partner_who_stays_does_not_win_by_the_partner_leaving():
 
 
 def test_when_everybody_left_the_pot_is_forfeit_to_the_bank():
-    assert settle(100, [seat(0, 1, True), seat(1, 2, True)]) == [
-        Payout(None, None, 200, "forfeit")
-    ]
+    assert settle(100, [seat(0, 1, True), seat(1, 2, True)]) == [Payout(None, None, 200, "forfeit")]
 
 
 def test_refunds_return_what_each_holds():
@@ -163,9 +161,9 @@ def test_refunds_return_what_each_holds():
 
 
 table_seats = st.integers(0, 1).flatmap(
-    lambda pairs: st.lists(
-        st.tuples(st.integers(1, 2), st.booleans()), min_size=2, max_size=2
-    ).map(lambda rows: (pairs, rows))
+    lambda pairs: st.lists(st.tuples(st.integers(1, 2), st.booleans()), min_size=2, max_size=2).map(
+        lambda rows: (pairs, rows)
+    )
 )
 
 

@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import multiprocessing
+import shutil
 import sqlite3
+import tempfile
 import threading
 from collections import Counter
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
 
 from domino.lobby import Lobby
 from domino.lobby.ledger import BANK, Ledger, LedgerError, Transfer, player_account
-from domino.players.coins import Payout
+from domino.players.coins import STAKES, Payout, rewards, settle
+from domino.players.results import parse
 from tests.lobby.conftest import fold
+from tests.support import results
 from tools.ledger_audit import audit
 
 DAY = 24 * 3600
@@ -149,8 +163,7 @@ def test_pages_loading_at_once_pay_the_top_up_once(lobby, ana):
     lobby.hold("h1", ana, "t1", 1000, now=NOON)
     paid = []
     threads = [
-        threading.Thread(target=lambda: paid.append(lobby.top_up(ana, now=NOON)))
-        for _ in range(20)
+        threading.Thread(target=lambda: paid.append(lobby.top_up(ana, now=NOON))) for _ in range(20)
     ]
     for thread in threads:
         thread.start()
@@ -302,3 +315,219 @@ def test_200_stakes_from_four_processes_at_once_hold_exactly_one(lobby, ana, pat
         assert Counter(answers) == {True: 1, "not-enough-coins": ATTEMPTS - 1}
     assert lobby.coins(ana) == 0
     assert audited(path) == []
+
+
+# Properties: random sequences of grants, top-ups, joins, leaves, expiries, match ends and
+# abandonments at stake and free tables, each followed by every invariant; any operation
+# replayed with its key changes nothing.
+
+
+class Table:
+    def __init__(self, stake: int, seats: int):
+        self.stake, self.seats = stake, seats
+        self.members: list[str] = []  # in seat order
+        self.state: str | None = None  # "settled" or "expired" once closed
+
+    @property
+    def waiting(self) -> bool:
+        return self.state is None and len(self.members) < self.seats
+
+
+class LedgerMachine(RuleBasedStateMachine):
+    def __init__(self):
+        super().__init__()
+        # in memory where the system has it: these steps test the ledger's logic, not the
+        # disk's syncs (the SIGKILL drill does), and each step commits several times
+        memory = "/dev/shm" if Path("/dev/shm").is_dir() else None
+        self.folder = Path(tempfile.mkdtemp(prefix="ledger-", dir=memory))
+        self.path = self.folder / "lobby.sqlite3"
+        self.lobby = CoinLobby(self.path, fold)
+        self.coins: dict[str, int] = {}  # the model: each player's balance (ids are random:
+        # drawn from in the order taken, never sorted, so a replayed case draws alike)
+        self.tables: dict[str, Table] = {}
+        self.visited: set[tuple[str, int]] = set()
+        self.replays: list = []  # operations done, to do again: each must change nothing
+        self.count = 0
+
+    def teardown(self):
+        self.lobby.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def next(self) -> int:
+        self.count += 1
+        return self.count
+
+    @initialize()
+    def four_players(self):
+        for _ in range(4):
+            self.take_a_name()
+
+    @precondition(lambda self: len(self.coins) < 6)
+    @rule()
+    def take_a_name(self):
+        player = self.lobby.take_name(f"P{self.next()}", now=NOON)[0].id
+        self.coins[player] = 1000
+        self.replays.append(lambda: self.lobby.grant(player) is False)
+
+    @precondition(lambda self: sum(t.waiting for t in self.tables.values()) < 2)
+    @rule(stake=st.sampled_from((0, *STAKES)), pairs=st.booleans())
+    def open_a_table(self, stake, pairs):
+        self.tables[f"t{self.next()}"] = Table(stake, 4 if pairs else 2)
+
+    @rule(data=st.data())
+    def visit(self, data):
+        player = data.draw(st.sampled_from(list(self.coins)))
+        day = data.draw(st.integers(0, 3))
+        expected = 0 if (player, day) in self.visited else max(0, 200 - self.coins[player])
+        assert self.lobby.top_up(player, now=NOON + day * DAY) == expected
+        self.visited.add((player, day))
+        self.coins[player] += expected
+        self.replays.append(lambda: self.lobby.top_up(player, now=NOON + day * DAY) == 0)
+
+    def joinable(self, table: Table) -> bool:
+        return table.waiting and len(table.members) < len(self.coins)
+
+    @precondition(lambda self: self.any(self.joinable))
+    @rule(data=st.data())
+    def join(self, data):
+        self.join_one(data, *self.draw_table(data, self.joinable))
+
+    @precondition(lambda self: self.any(self.joinable))
+    @rule(data=st.data())
+    def fill(self, data):
+        """Players join one table until it is full (or somebody is refused)."""
+        name, table = self.draw_table(data, self.joinable)
+        while self.joinable(table) and self.join_one(data, name, table):
+            pass
+
+    def join_one(self, data, name: str, table: Table) -> bool:
+        player = data.draw(st.sampled_from([p for p in self.coins if p not in table.members]))
+        if not table.stake:
+            table.members.append(player)
+            return True
+        key = f"stake:{name}:{player}:{self.next()}"
+        if self.coins[player] < table.stake:
+            with pytest.raises(LedgerError) as refused:
+                self.lobby.hold(key, player, name, table.stake)
+            assert refused.value.code == "not-enough-coins"
+            event("a stake refused: not enough coins")
+            return False
+        assert self.lobby.hold(key, player, name, table.stake) is True
+        self.coins[player] -= table.stake
+        table.members.append(player)
+        self.replays.append(lambda: self.lobby.hold(key, player, name, table.stake) is False)
+        return True
+
+    @precondition(lambda self: self.any(lambda t: t.state is not None and t.stake > 0))
+    @rule(data=st.data())
+    def join_a_closed_table(self, data):
+        name, table = self.draw_table(data, lambda t: t.state is not None and t.stake > 0)
+        player = data.draw(st.sampled_from(list(self.coins)))
+        with pytest.raises(LedgerError) as refused:
+            self.lobby.hold(f"late:{self.next()}", player, name, min(table.stake, 100))
+        assert refused.value.code in ("account-closed", "not-enough-coins")
+
+    @precondition(lambda self: self.any(lambda t: t.waiting and t.members))
+    @rule(data=st.data())
+    def leave(self, data):
+        name, table = self.draw_table(data, lambda t: t.waiting and t.members)
+        player = data.draw(st.sampled_from(table.members))
+        table.members.remove(player)
+        if table.stake:
+            key = f"leave:{self.next()}"
+            assert self.lobby.release(key, player, name) == table.stake
+            self.coins[player] += table.stake
+            self.replays.append(lambda: self.lobby.release(key, player, name) == 0)
+
+    @precondition(lambda self: self.any(lambda t: t.waiting))
+    @rule(data=st.data())
+    def expire(self, data):
+        name, table = self.draw_table(data, lambda t: t.waiting)
+        held = {player: table.stake for player in table.members} if table.stake else {}
+        assert self.lobby.expire(name) == held
+        for player, coins in held.items():
+            self.coins[player] += coins
+        table.state = "expired"
+        event(f"a table expired holding {len(held)} stakes")
+        self.replays.append(lambda: self.lobby.expire(name) == {})
+
+    @precondition(lambda self: self.any(lambda t: t.state is None and not t.waiting))
+    @rule(data=st.data(), sides=st.sampled_from([(1, 2), (2, 1), (1, 1)]))
+    def finish(self, data, sides):
+        """A full table's match ends, some seats perhaps abandoned: the pot to the winners at
+        a stake table (a draw refunds), the rewards by place at a free one."""
+        name, table = self.draw_table(data, lambda t: t.state is None and not t.waiting)
+        gone = data.draw(st.sets(st.integers(0, table.seats - 1), max_size=table.seats))
+        members = enumerate(table.members)
+        rows = [(player, sides[seat % 2], None, seat in gone) for seat, player in members]
+        result = parse(results.result(name, 1, rows, teams=table.seats == 4))
+        key = result.key
+        if table.stake:
+            payouts = settle(table.stake, result.seats)
+            assert all(self.lobby.settle(name, key, payouts))
+            reasons = "+".join(sorted({p.reason for p in payouts}))
+            event(f"a stake table of {table.seats} settled: {reasons}")
+            for payout in payouts:
+                if payout.player:
+                    self.coins[payout.player] += payout.amount
+            self.replays.append(lambda: not any(self.lobby.settle(name, key, payouts)))
+        else:
+            paid: dict[str, int] = {}
+            for seat, coins in zip(result.seats, rewards(result), strict=True):
+                if coins:
+                    paid[seat.player] = paid.get(seat.player, 0) + coins
+                    self.coins[seat.player] += coins
+            assert all(self.lobby.reward(key, paid))
+            event(f"a free table paid rewards to {len(paid)}")
+            assert self.lobby.settle(name, key, []) == []  # its escrow, never used, closes
+            self.replays.append(lambda: not any(self.lobby.reward(key, paid)))
+        table.state = "settled"
+
+    @precondition(lambda self: self.replays)
+    @rule(data=st.data())
+    def replay(self, data):
+        again = data.draw(st.sampled_from(self.replays))
+        before = self.snapshot()
+        assert again()
+        event("an operation replayed")
+        assert self.snapshot() == before
+
+    def draw_table(self, data, which) -> tuple[str, Table]:
+        names = [name for name, table in self.tables.items() if which(table)]
+        name = data.draw(st.sampled_from(names))
+        return name, self.tables[name]
+
+    def any(self, which) -> bool:
+        return any(which(table) for table in self.tables.values())
+
+    def snapshot(self):
+        accounts = [BANK, *map(player_account, self.coins), *(f"escrow:{t}" for t in self.tables)]
+        entries = {player: self.lobby.statement(player) for player in self.coins}
+        return {account: self.lobby.balance(account) for account in accounts}, entries
+
+    @invariant()
+    def the_ledger_holds_every_invariant(self):
+        assert audited(self.path) == []
+        balances, statements = self.snapshot()
+        assert sum(balances.values()) == 0
+        for player, coins in self.coins.items():
+            assert balances[player_account(player)] == coins  # as the model says
+            entries = statements[player]
+            assert sum(entry.amount for entry in entries) == coins
+            assert entries[0].balance == coins
+            assert all(entry.balance >= 0 for entry in entries)
+        assert len({e.key for es in statements.values() for e in es}) == sum(
+            map(len, statements.values())
+        )
+        for name, table in self.tables.items():
+            assert self.lobby.escrow_state(name) == table.state
+            if table.state is not None:
+                assert balances[f"escrow:{name}"] == 0
+            elif table.stake:
+                assert self.lobby.held(name) == {p: table.stake for p in table.members}
+
+
+TestLedgerProperties = LedgerMachine.TestCase
+TestLedgerProperties.settings = settings(
+    max_examples=30, stateful_step_count=40, deadline=None, suppress_health_check=list(HealthCheck)
+)

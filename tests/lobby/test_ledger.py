@@ -531,3 +531,17 @@ TestLedgerProperties = LedgerMachine.TestCase
 TestLedgerProperties.settings = settings(
     max_examples=30, stateful_step_count=40, deadline=None, suppress_health_check=list(HealthCheck)
 )
+
+
+def test_a_results_rewards_are_transfers_from_the_bank_once(lobby, ana, bob):
+    from domino.lobby.ledger import result_rewards
+
+    public = parse(results.result("r", 1, [(ana, 2), (bob, 1)]))
+    assert lobby.transfer(result_rewards(public)) == [True, True]
+    assert lobby.transfer(result_rewards(public)) == [False, False]  # delivered again
+    assert (lobby.coins(ana), lobby.coins(bob)) == (1010, 1040)
+    assert lobby.statement(bob)[0].key == f"reward:r/1:{bob}"
+    computer = parse(results.result("c", 1, [(ana, 1), (None, 2, "hard")], kind="computer"))
+    assert result_rewards(computer) == []
+    friend = parse(results.result("f", 1, [(ana, 1), (bob, 2)], kind="friend"))
+    assert [(t.credit, t.amount) for t in result_rewards(friend)] == [(f"player:{ana}", 20)]

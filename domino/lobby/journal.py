@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from ..players import coins
 
 BANK = "bank"
+KEY_LENGTH = 500  # a result key (up to 200 and its match), a reason and a player id fit
 FLOWS = {  # reason: the kinds of (debit, credit) accounts it may move coins between
     "grant": {("bank", "player")},
     "top-up": {("bank", "player")},
@@ -95,7 +96,7 @@ def check(transfer: Transfer) -> None:
     """Refuse (`bad-transfer`) a transfer the ledger never writes."""
     t = transfer
     flow = (kind(t.debit), kind(t.credit))
-    if not isinstance(t.key, str) or not t.key or len(t.key) > 300:
+    if not isinstance(t.key, str) or not t.key or len(t.key) > KEY_LENGTH:
         raise LedgerError("bad-transfer", f"key {t.key!r}")
     if type(t.amount) is not int or t.amount <= 0:
         raise LedgerError("bad-transfer", f"{t.key}: amount {t.amount!r}")

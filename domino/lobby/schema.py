@@ -168,8 +168,9 @@ def m005_ledger(db: Database) -> None:
 
     The database itself refuses what must never be: an amount below one, an unknown reason, a
     transfer changed or deleted (triggers), a balance below zero but the bank's, and a closed
-    escrow holding coins. `top_up_days` remembers each player's first visit of a UTC day, so
-    the day's top-up is decided once. No links to `players`: the journal outlives an account.
+    escrow holding coins. Players who exist already get their grant (key `grant:<id>`).
+    `top_up_days` remembers each player's first visit of a UTC day, so the day's top-up is
+    decided once. No links to `players`: the journal outlives an account.
     """
     db.execute(
         """CREATE TABLE ledger_accounts (
@@ -209,3 +210,23 @@ def m005_ledger(db: Database) -> None:
         pk=("player", "day"),
         not_null={"at"},
     )
+    # Players who took their name before coins existed get the new player's grant now (as
+    # domino.players.coins.GRANT was when this was written: a migration never changes).
+    grant = 1000
+    count = db.execute("SELECT count(*) FROM players").fetchone()[0]
+    if count:
+        db.execute(
+            "INSERT INTO ledger_accounts (name, balance, opened_at) VALUES ('bank', ?, 0)",
+            [-grant * count],
+        )
+        db.execute(
+            "INSERT INTO ledger_accounts (name, balance, opened_at)"
+            " SELECT 'player:' || id, ?, created_at FROM players",
+            [grant],
+        )
+        db.execute(
+            "INSERT INTO transfers (key, debit, credit, amount, reason, at)"
+            " SELECT 'grant:' || id, 'bank', 'player:' || id, ?, 'grant', created_at"
+            " FROM players ORDER BY created_at, id",
+            [grant],
+        )

@@ -78,6 +78,25 @@ def test_taking_a_name_grants_1000_coins_once(lobby, ana, path):
     assert audited(path) == []
 
 
+def test_players_from_before_the_ledger_get_their_grant_by_its_migration(path):
+    from sqlite_utils import Database
+
+    from domino.lobby.schema import migrations
+
+    path.parent.mkdir(parents=True)
+    db = Database(path)
+    migrations.apply(db, stop_before="m005_ledger")
+    for n, name in enumerate(("Ana", "Bob")):
+        db["players"].insert({"id": f"old{n}", "name": name, "canonical": name, "created_at": n})
+    db.close()
+    lobby = CoinLobby(path, fold)
+    assert (lobby.coins("old0"), lobby.coins("old1"), lobby.balance(BANK)) == (1000, 1000, -2000)
+    assert lobby.grant("old0") is False  # the same key as taking a name now
+    assert [e.key for e in lobby.statement("old1")] == ["grant:old1"]
+    lobby.close()
+    assert audited(path) == []
+
+
 def test_a_name_taken_twice_grants_nothing_the_second_time(lobby, ana):
     from domino.lobby import NameTaken
 

@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import ledger
+
 SESSION_SECONDS = 400 * 24 * 3600  # a session lasts 400 days from its last use
 TOUCH_SECONDS = 3600  # a session's last use is written at most this often
 CODES = 10  # recovery codes given at a time
@@ -71,8 +73,9 @@ class Accounts:
     canonical: Callable[[str], str]
 
     def take_name(self, name: str, label: str = "", now: float | None = None):
-        """Create a player named `name` and a session for them, in one transaction; return
-        (player, session secret, session). Raise NameTaken if the canonical form is held."""
+        """Create a player named `name`, their grant of coins and a session for them, in one
+        transaction; return (player, session secret, session). Raise NameTaken if the
+        canonical form is held."""
         now = time.time() if now is None else now
         player = Player(secrets.token_urlsafe(12), name, self.canonical(name), now)
 
@@ -84,6 +87,7 @@ class Accounts:
                 )
             except sqlite3.IntegrityError as error:
                 raise NameTaken(name) from error
+            ledger.post(conn, [ledger.grant_transfer(player.id)], now)  # SPEC §13: 1,000 coins
             return _insert_session(conn, self.hash, player.id, label, now)
 
         secret, session = self._write(take)

@@ -156,3 +156,77 @@ def m004_results(db: Database) -> None:
     )
     db["league"].create_index(["week"])
     db["league"].create_index(["player", "week"])
+
+
+@migrations()
+def m005_ledger(db: Database) -> None:
+    """The coins' ledger (SPEC §13, docs/coins.md): an append-only journal of transfers, each
+    moving a whole positive amount from one account to another, with a unique key that makes
+    it happen at most once; and the accounts (`bank`, `player:<id>`, `escrow:<table>`), each
+    with its balance cached beside the journal (checked against the journal's sums by
+    tools/ledger_audit.py) and, for an escrow, how it was closed (`settled`, `expired`).
+
+    The database itself refuses what must never be: an amount below one, an unknown reason, a
+    transfer changed or deleted (triggers), a balance below zero but the bank's, and a closed
+    escrow holding coins. Players who exist already get their grant (key `grant:<id>`).
+    `top_up_days` remembers each player's first visit of a UTC day, so the day's top-up is
+    decided once. No links to `players`: the journal outlives an account.
+    """
+    db.execute(
+        """CREATE TABLE ledger_accounts (
+            name TEXT PRIMARY KEY,
+            balance INTEGER NOT NULL DEFAULT 0,
+            opened_at REAL NOT NULL,
+            closed TEXT CHECK (closed IN ('settled', 'expired')),
+            closed_at REAL,
+            closed_after INTEGER,
+            CHECK (name = 'bank' OR balance >= 0),
+            CHECK (closed IS NULL OR (balance = 0 AND name LIKE 'escrow:%'))
+        ) STRICT"""
+    )
+    db.execute(
+        """CREATE TABLE transfers (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            debit TEXT NOT NULL REFERENCES ledger_accounts (name),
+            credit TEXT NOT NULL REFERENCES ledger_accounts (name),
+            amount INTEGER NOT NULL CHECK (amount > 0),
+            reason TEXT NOT NULL CHECK (reason IN
+                ('grant', 'top-up', 'reward', 'stake', 'refund', 'pot', 'forfeit')),
+            ref TEXT,
+            at REAL NOT NULL,
+            CHECK (debit != credit)
+        ) STRICT"""
+    )
+    db.execute("CREATE INDEX transfers_debit ON transfers (debit, id)")
+    db.execute("CREATE INDEX transfers_credit ON transfers (credit, id)")
+    for event in ("UPDATE", "DELETE"):
+        db.execute(
+            f"CREATE TRIGGER transfers_no_{event.lower()} BEFORE {event} ON transfers"
+            " BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END"
+        )
+    db["top_up_days"].create(
+        {"player": str, "day": str, "at": float},
+        pk=("player", "day"),
+        not_null={"at"},
+    )
+    # Players who took their name before coins existed get the new player's grant now (as
+    # domino.players.coins.GRANT was when this was written: a migration never changes).
+    grant = 1000
+    count = db.execute("SELECT count(*) FROM players").fetchone()[0]
+    if count:
+        db.execute(
+            "INSERT INTO ledger_accounts (name, balance, opened_at) VALUES ('bank', ?, 0)",
+            [-grant * count],
+        )
+        db.execute(
+            "INSERT INTO ledger_accounts (name, balance, opened_at)"
+            " SELECT 'player:' || id, ?, created_at FROM players",
+            [grant],
+        )
+        db.execute(
+            "INSERT INTO transfers (key, debit, credit, amount, reason, at)"
+            " SELECT 'grant:' || id, 'bank', 'player:' || id, ?, 'grant', created_at"
+            " FROM players ORDER BY created_at, id",
+            [grant],
+        )

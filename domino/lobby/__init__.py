@@ -13,6 +13,7 @@ from .accounts import Accounts, NameTaken, Player, Session
 from .database import LobbyDatabase
 from .friends import Friends, Invitation
 from .keys import Challenge, Challenges, Keys, KnownCredential, LastPasskey, Passkey
+from .ledger import Ledger
 from .queue import Queue, Queued, Seated
 from .results import Applied, Results
 
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-class Lobby(Accounts, Keys, Challenges, Friends, Queue, Results, LobbyDatabase):
+class Lobby(Accounts, Keys, Challenges, Friends, Queue, Results, Ledger, LobbyDatabase):
     """The lobby's database. `canonical(name)` gives a name's unique form (the app passes
     `domino.players.names`'s); `key` makes stored secret hashes HMACs under it."""
 

@@ -22,24 +22,20 @@ from hypothesis.stateful import (
 )
 
 from domino.lobby import Lobby
-from domino.lobby.ledger import BANK, Ledger, LedgerError, Transfer, player_account
+from domino.lobby.ledger import BANK, LedgerError, Transfer, player_account
 from domino.players.coins import STAKES, Payout, rewards, settle
 from domino.players.results import parse
 from tests.lobby.conftest import fold
 from tests.support import results
-from tools.ledger_audit import audit
+from tests.support.ledger import audited
 
 DAY = 24 * 3600
 NOON = 1767571200.0 + 12 * 3600  # Monday 2026-01-05, noon UTC
 
 
-class CoinLobby(Ledger, Lobby):
-    """The lobby with its ledger (the app's Lobby gains the mixin with the web part)."""
-
-
 @pytest.fixture
 def lobby(path):
-    lobby = CoinLobby(path, fold)
+    lobby = Lobby(path, fold)
     yield lobby
     lobby.close()
 
@@ -52,15 +48,6 @@ def ana(lobby):
 @pytest.fixture
 def bob(lobby):
     return lobby.take_name("Bob", now=NOON)[0].id
-
-
-def audited(path) -> list[str]:
-    """The failing invariants' names, by tools/ledger_audit.py's checks."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
-    try:
-        return [f"{c.name}: {c.problems}" for c in audit(conn) if not c.ok]
-    finally:
-        conn.close()
 
 
 def test_taking_a_name_grants_1000_coins_once(lobby, ana, path):
@@ -89,7 +76,7 @@ def test_players_from_before_the_ledger_get_their_grant_by_its_migration(path):
     for n, name in enumerate(("Ana", "Bob")):
         db["players"].insert({"id": f"old{n}", "name": name, "canonical": name, "created_at": n})
     db.close()
-    lobby = CoinLobby(path, fold)
+    lobby = Lobby(path, fold)
     assert (lobby.coins("old0"), lobby.coins("old1"), lobby.balance(BANK)) == (1000, 1000, -2000)
     assert lobby.grant("old0") is False  # the same key as taking a name now
     assert [e.key for e in lobby.statement("old1")] == ["grant:old1"]
@@ -294,7 +281,7 @@ def test_200_simultaneous_stakes_with_coins_for_one_hold_exactly_one(lobby, ana,
 
 def _join_from_a_process(path, player: str, first: int, count: int, start, answers) -> None:
     """A process of its own with its own lobby on the same file: `count` joins at once."""
-    lobby = CoinLobby(path, fold)
+    lobby = Lobby(path, fold)
     gate = threading.Barrier(count)
     mine: list[object] = []
 
@@ -360,7 +347,7 @@ class LedgerMachine(RuleBasedStateMachine):
         memory = "/dev/shm" if Path("/dev/shm").is_dir() else None
         self.folder = Path(tempfile.mkdtemp(prefix="ledger-", dir=memory))
         self.path = self.folder / "lobby.sqlite3"
-        self.lobby = CoinLobby(self.path, fold)
+        self.lobby = Lobby(self.path, fold)
         self.coins: dict[str, int] = {}  # the model: each player's balance (ids are random:
         # drawn from in the order taken, never sorted, so a replayed case draws alike)
         self.tables: dict[str, Table] = {}

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from domino.lobby import Lobby
 from domino.players.coins import Payout
 from tests.lobby.conftest import fold
-from tests.lobby.test_ledger import CoinLobby
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +32,7 @@ def run_audit(*args) -> subprocess.CompletedProcess:
 def played(path):
     """A lobby database after grants, a top-up, an expired table, a settled one and an open
     one; closed again. Returns (path, ana's id, bob's id)."""
-    lobby = CoinLobby(path, fold)
+    lobby = Lobby(path, fold)
     ana = lobby.take_name("Ana")[0].id
     bob = lobby.take_name("Bob")[0].id
     lobby.hold("h1", ana, "t1", 1000)

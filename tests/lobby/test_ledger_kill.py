@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from domino.lobby import Lobby
 from domino.lobby.ledger import LedgerError, payout_transfers
 from domino.players.coins import Payout
 from tests.lobby.conftest import fold
-from tests.lobby.test_ledger import CoinLobby, audited
+from tests.support.ledger import audited
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 6
@@ -30,7 +31,7 @@ KILLS = 6
 def work(path: str, seed: int, players: list[str]) -> None:
     """The killed process: four threads hold stakes, settle and expire tables, and top up,
     printing each confirmed transfer's key once its call has returned."""
-    lobby = CoinLobby(path, fold)
+    lobby = Lobby(path, fold)
     out = threading.Lock()
 
     def confirmed(*keys: str) -> None:
@@ -71,7 +72,7 @@ def work(path: str, seed: int, players: list[str]) -> None:
 
 @pytest.mark.slow
 def test_a_killed_lobby_loses_no_confirmed_transfer_and_keeps_every_invariant(path):
-    lobby = CoinLobby(path, fold)
+    lobby = Lobby(path, fold)
     players = [lobby.take_name(f"P{n}")[0].id for n in range(4)]
     lobby.close()
     rng = random.Random(32)
@@ -105,7 +106,7 @@ def test_a_killed_lobby_loses_no_confirmed_transfer_and_keeps_every_invariant(pa
         assert len(lines) >= 5, "the worker never wrote"
         seen += [line.strip() for line in lines]
         assert audited(path) == [], f"after kill {kill + 1}"
-        CoinLobby(path, fold).close()  # it opens again after the kill
+        Lobby(path, fold).close()  # it opens again after the kill
     conn = sqlite3.connect(path)
     keys = [key for (key,) in conn.execute("SELECT key FROM transfers")]
     conn.close()

@@ -141,7 +141,15 @@ class Player(Seat):
             form = {"game": GAME, "csrf_token": csrf_field(home)}
             _s, page, url = self.request("/play/", form)
         while not self._seated(url) and not self.drill.stop.is_set():
-            if urllib.parse.urlparse(url).path.endswith("/grant"):
+            path = urllib.parse.urlparse(url).path
+            if path.endswith("/grant"):
+                room = path.removesuffix("/grant")
+                if any(c.name == SEAT_COOKIE and c.path == room for c in self.jar):
+                    # The redemption's answer came (its cookie with it), the room's page did
+                    # not: the refusal page's link to the room seats us, as it would a person.
+                    self.drill.count("grants refused, seat cookie held")
+                    self._seated(self.server.url + room)
+                    return
                 # A kill took the answer of the grant's redemption: spent, its cookie lost.
                 self.drill.count("grants refused")
                 self.drill.stuck.append({"player": self.name, "grant refused": url})
@@ -459,6 +467,7 @@ class Drill:
             seated=self.counts["seated"],
             stuck_tables_left=self.counts["stuck tables left"],
             grants_refused=self.counts["grants refused"],
+            grants_refused_seat_held=self.counts["grants refused, seat cookie held"],
             stuck=self.stuck[:6],
             last_tiles_sent=self.counts["last tiles sent"],
             ending_moves_acknowledged=self.counts["ending moves acknowledged"],

@@ -15,7 +15,9 @@ carry on (their seats survive in their cookies).
   process (DOMINO_LOBBY=only), one shard (DOMINO_LOBBY=elsewhere, DOMINO_LOBBY_URL: results
   over HTTP, signed) and nginx; each kill picks the lobby or the shard at random.
 
-At the end the players stop, the outbox drains, and the files are checked: every finished
+At the end the players stop, the outbox drains (nothing unsent, and no new move or result for
+QUIET seconds: the computer may still end a match after the players stopped), and the files
+are checked: every finished
 match in the shard's event log has its outbox entry, every outbox entry is sent and applied in
 the lobby exactly once, and the League rows (points and matches per player) and the ratings'
 match counts equal what the outbox's results give counted once (domino/players/league.py's
@@ -97,6 +99,8 @@ class Player(Seat):
         self.rng = random.Random(f"{drill.seed}/{index}")
         self.matches_here = 0
         self.stale = True  # the page's tab and token, and the socket, must be taken again
+        self.queued = False  # in quick match's queue (or seated by a wave, not yet sat)
+        self.over = False  # whether our table was over when we last looked
         self.drain: threading.Thread | None = None
 
     # -- the lobby's side -------------------------------------------------------------------
@@ -123,15 +127,36 @@ class Player(Seat):
     def quick_match(self) -> None:
         """Join the queue (which forgets the last table) and wait until a wave seats us
         (the grant followed); out of the queue meanwhile (a grant refused), back to the
-        caller, which joins again."""
-        _s, home, _u = self.request("/")
-        _s, page, url = self.request("/play/", {"game": GAME, "csrf_token": csrf_field(home)})
+        caller, which joins again.
+
+        Back after a server went down while we were queued (or joining, or following our
+        grant), we load the waiting page again as a person reloads it: it sends a player a
+        wave seated to their grant. Joining again instead would forget that table, and
+        leave the others at it waiting for a player who never comes."""
+        if self.queued:
+            _s, page, url = self.request("/play/")
+        else:
+            _s, home, _u = self.request("/")
+            self.queued = True  # from here on, whether the join was taken or not
+            form = {"game": GAME, "csrf_token": csrf_field(home)}
+            _s, page, url = self.request("/play/", form)
         while not self._seated(url) and not self.drill.stop.is_set():
-            if urllib.parse.urlparse(url).path.endswith("/grant"):
+            path = urllib.parse.urlparse(url).path
+            if path.endswith("/grant"):
+                room = path.removesuffix("/grant")
+                if any(c.name == SEAT_COOKIE and c.path == room for c in self.jar):
+                    # The redemption's answer came (its cookie with it), the room's page did
+                    # not: the refusal page's link to the room seats us, as it would a person.
+                    self.drill.count("grants refused, seat cookie held")
+                    self._seated(self.server.url + room)
+                    return
                 # A kill took the answer of the grant's redemption: spent, its cookie lost.
                 self.drill.count("grants refused")
                 self.drill.stuck.append({"player": self.name, "grant refused": url})
+                self.queued = False  # as a person would: Play again
+                return
             if "data-queue" not in page:
+                self.queued = False
                 return
             time.sleep(0.2)
             _s, page, url = self.request("/play/")
@@ -141,6 +166,7 @@ class Player(Seat):
         if found is None:
             return False
         self.room, self.matches_here, self.stale = found.group(1), 0, True
+        self.queued, self.over = False, False
         self.drill.count("seated")
         return True
 
@@ -218,7 +244,7 @@ class Player(Seat):
 
     def play_table(self) -> None:
         """Play at our table until it has given us MATCHES matches (or is stuck)."""
-        seen_over, changed = -1, time.monotonic()
+        changed = time.monotonic()
         last_seq = -1
         while not self.drill.stop.is_set():
             if self.stale:
@@ -227,8 +253,13 @@ class Player(Seat):
             seq = seq_of(text) or -1
             if seq != last_seq:
                 last_seq, changed = seq, time.monotonic()
-            if OVER.search(text) and seq != seen_over:
-                seen_over = seq
+            # A match end counts once, when the table turns over: not again at each change
+            # while it stays over (one seat's "new round" asked), nor when we come back to
+            # it after a kill. Both seats of a table count the same ends, and so leave it
+            # together, never one waiting for the other's answer.
+            over, was_over = bool(OVER.search(text)), self.over
+            self.over = over
+            if over and not was_over:
                 self.matches_here += 1
                 self.drill.match_end(seen=True)
                 if self.matches_here >= self.drill.matches_per_table:
@@ -436,6 +467,7 @@ class Drill:
             seated=self.counts["seated"],
             stuck_tables_left=self.counts["stuck tables left"],
             grants_refused=self.counts["grants refused"],
+            grants_refused_seat_held=self.counts["grants refused, seat cookie held"],
             stuck=self.stuck[:6],
             last_tiles_sent=self.counts["last tiles sent"],
             ending_moves_acknowledged=self.counts["ending moves acknowledged"],
@@ -443,9 +475,10 @@ class Drill:
             player_failures=self.failures[:5],
             seconds=round(time.monotonic() - started, 1),
         )
-        if figures["ok"] and not self.failures:
+        if figures["ok"] and not self.failures and not self.stuck:
             shutil.rmtree(self.folder, ignore_errors=True)
-        else:  # kept for a look: the databases, the servers' logs, the deliveries' log
+        else:  # kept for a look: the databases, the servers' logs, the deliveries' log,
+            # the stuck tables' pages
             figures["kept"] = str(self.folder)
         return figures
 
@@ -462,13 +495,9 @@ class Drill:
             self.cluster.stop_all()
 
     def drain(self, seconds: float = 120.0) -> bool:
-        """Wait until the outbox holds nothing unsent; whether it came to that."""
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if all(sent is not None for _k, _r, sent in outbox_rows(self.shard_db)):
-                return True
-            time.sleep(0.2)
-        return False
+        """Wait until the outbox holds nothing unsent and the shard is quiet; whether it
+        came to that (`drained`)."""
+        return drained(self.shard_db, seconds)
 
 
 class Cluster:
@@ -524,6 +553,29 @@ def outbox_rows(db: Path) -> list[tuple[str, dict, float | None]]:
     return [(key, json.loads(text), sent) for key, text, sent in rows]
 
 
+QUIET = 3.0  # seconds without a new event or outbox entry before the outbox counts as drained
+
+
+def drained(
+    shard_db: Path, seconds: float = 120.0, quiet: float = QUIET, every: float = 0.2
+) -> bool:
+    """Wait until every outbox entry is sent and the shard has stored no new event nor
+    result for `quiet` seconds (the players gone, the computer may still end a match with
+    the move it was deciding: its result would come after an outbox seen empty); whether
+    that came within `seconds`."""
+    end = time.monotonic() + seconds
+    last, since = None, time.monotonic()
+    while time.monotonic() < end:
+        now = (_read(shard_db, "SELECT count(*), max(at) FROM events"), outbox_rows(shard_db))
+        state = (now[0], [(key, sent) for key, _r, sent in now[1]])
+        if state != last:
+            last, since = state, time.monotonic()
+        elif time.monotonic() - since >= quiet and all(sent for _k, sent in state[1]):
+            return True
+        time.sleep(every)
+    return False
+
+
 def lobby_keys(db: Path) -> list[str]:
     return [key for (key,) in _read(db, "SELECT key FROM results")]
 
@@ -574,11 +626,11 @@ def check(shard_db: Path, lobby_db: Path, log: Path, drained: bool) -> dict:
     in_log = finished_in_log(shard_db)
     applied = lobby_keys(lobby_db)
     league_rows = _read(lobby_db, "SELECT key, player, points, week FROM league")
-    deliveries = (
-        Counter(line.split(" ", 1)[0] for line in log.read_text().splitlines())
-        if log.exists()
-        else Counter()
-    )
+    lines = [line.split(" ", 1) for line in log.read_text().splitlines()] if log.exists() else []
+    deliveries = Counter(word for word, *_key in lines)
+    said: dict[str, list[str]] = {}  # key -> what the lobby (new, known) and shard (acked) noted
+    for word, *key in lines:
+        said.setdefault(key[0] if key else "", []).append(word)
     # The League as the stored rows give it and as the results counted once give it.
     expected = expected_league(results)
     stored = {(key, player): points for key, player, points, _w in league_rows}
@@ -619,7 +671,7 @@ def check(shard_db: Path, lobby_db: Path, log: Path, drained: bool) -> dict:
     }
     lost = sorted(set(keys) - set(applied))[:5]
     return {
-        "missing_keys": [_outbox_row(shard_db, key) for key in lost],
+        "missing_keys": [{**_outbox_row(shard_db, key), "noted": said.get(key)} for key in lost],
         "matches_finished": len(in_log),
         "results_in_outbox": len(keys),
         "results_applied": len(set(applied)),

@@ -9,6 +9,7 @@ on any machine is checked, never a timing.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -65,3 +66,56 @@ def test_the_lobby_and_a_shard_killed_in_turn_apply_each_result_once():
     code, figures = drill("--phase", "2", "--kills", "5", "--players", "6", "--seed", "4")
     assert figures["phase"] == 2
     assert_exactly_once(code, figures, 5)
+
+
+# The shard's outbox seen drained while the computer was still deciding its move: that move
+# ends a match half a second later, and its result waits in the outbox a second more (the
+# lobby just stopped, say) before the sender's delivery marks it sent.
+LATE_RESULT = r"""
+import json, sqlite3, sys, tempfile, threading, time
+from pathlib import Path
+from bench.results_drill import drained
+from domino.store import Store
+
+db = Path(tempfile.mkdtemp()) / "rooms.sqlite3"
+Store(db).close()  # the shard's schema
+conn = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+conn.execute("INSERT INTO rooms (id, kind, created_at, touched_at) VALUES ('r', 'public', 0, 0)")
+
+def move(seq, sent):
+    now = time.time()
+    conn.execute("INSERT INTO events (room, seq, type, data, at) VALUES ('r', ?, 'play', '{}', ?)",
+                 [seq, now])
+    conn.execute("INSERT INTO outbox (key, room, result, created_at, attempts, next_at, sent_at)"
+                 " VALUES (?, 'r', '{}', ?, 0, ?, ?)",
+                 [f"r/{seq}", now, now, now if sent else None])
+
+move(1, sent=True)
+marked = {}
+start = time.monotonic()
+
+def computer():
+    time.sleep(0.5)
+    move(2, sent=False)
+    time.sleep(1.0)
+    conn.execute("UPDATE outbox SET sent_at = ? WHERE key = 'r/2'", [time.time()])
+    marked["sent"] = time.monotonic() - start
+
+threading.Thread(target=computer).start()
+ok = drained(db, seconds=20, quiet=1.0, every=0.05)
+print(json.dumps({"ok": ok, "returned": time.monotonic() - start, "sent": marked.get("sent")}))
+"""
+
+
+def test_the_outbox_counts_as_drained_only_once_the_last_match_end_is_delivered():
+    """The end of the drill: an outbox with nothing unsent is not yet drained while the shard
+    still stores moves (a computer's last move may end a match after the players stopped:
+    seen in a phase 2 run, whose check then found that result in the outbox, never sent
+    to the lobby). Run in a subprocess: the tests do not import the bench."""
+    command = [sys.executable, "-c", LATE_RESULT]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["ok"] is True
+    assert figures["sent"] is not None and math.isfinite(figures["sent"])
+    assert figures["returned"] >= figures["sent"]

@@ -3,7 +3,8 @@
 Named players take public `classic` tables through quick match (POST /play/; a short
 DOMINO_FILL_SECONDS gives a lone player the computer) and play them over HTTP, reading their
 legal moves from the page hooks as bench/loadclient.py does, a thread per player, many tables
-at once; after a few matches a table's players go back to quick match. The drill SIGKILLs a
+at once; once a table's match is over (a public table's last: it offers "Play again") its
+players go back to quick match. The drill SIGKILLs a
 server at random moments around match ends (at 0-50 ms after sending a move that ends a match,
 or at 0-300 ms after a player sees one end), starts it again on the same files, and the players
 carry on (their seats survive in their cookies).
@@ -72,6 +73,7 @@ NO_CLOCK = {
 HAND = re.compile(r"<[^>]*\bdata-hand\b[^>]*>(.*?)</(?:div|ul|ol|section)>", re.S)
 TILE = re.compile(r"\bdata-tile=")
 ROOM_URL = re.compile(r"/r/([^/?#]+)$")
+PLAY_AGAIN = 'data-action="play-again"'  # a public match over: the table offers no other
 STUCK = 20.0  # seconds without a change at a table: its players go back to quick match
 HTMX = {"HX-Request": "true"}
 
@@ -264,6 +266,8 @@ class Player(Seat):
                 self.drill.match_end(seen=True)
                 if self.matches_here >= self.drill.matches_per_table:
                     return  # back to quick match
+            if over and PLAY_AGAIN in text:
+                return  # a public table's match over is its last: quick match again
             if time.monotonic() - changed > STUCK:
                 self.drill.count("stuck tables left")
                 self.drill.stuck.append(self.stuck_note(text))
@@ -697,7 +701,9 @@ def main(argv=None) -> int:
     parser.add_argument("--phase", type=int, choices=(1, 2), default=1)
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--players", type=int, default=12)
-    parser.add_argument("--matches", type=int, default=3, help="at a table, then quick match")
+    parser.add_argument(
+        "--matches", type=int, default=3, help="at a table at most (a public one plays one)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--fill", type=float, default=1.0, help="DOMINO_FILL_SECONDS")
     parser.add_argument("--sender-every", type=float, default=0.1, help="seconds")

@@ -103,12 +103,12 @@ def test_a_grant_seats_once(app):
     assert follow(ana, path).status_code == 303
     secret = ana.secret
     seq = app.extensions["domino"].get(opened.room).seq
-    again = ana.client.get(path)
-    assert again.status_code == 409
-    assert "used already" in again.get_data(as_text=True)
-    other_tab = Table(app)  # the same player in a browser without the seat: refused too
+    again = ana.client.get(path)  # the browser holding the seat: back to the room, unchanged
+    assert again.status_code == 303 and again.headers["Location"].endswith(f"/r/{opened.room}")
+    other_tab = Table(app)  # the same player in a browser without the seat: refused
     other_tab.client.set_cookie("domino_session", ana.client.get_cookie("domino_session").value)
-    assert other_tab.client.get(path).status_code == 409
+    refused = other_tab.client.get(path)
+    assert refused.status_code == 409 and "used already" in refused.get_data(as_text=True)
     assert app.extensions["domino"].get(opened.room).seq == seq
     assert ana.secret == secret and ana.seat == 0
 

@@ -238,8 +238,10 @@ def _join(room_id: str):
 @bp.get("/r/<room_id>/grant")
 def grant(room_id: str):
     """A public room's seat grant (SPEC §12, web/live/grants.py): for the signed-in player it
-    names, once, the seat's cookie (as joining sets it), then the room's page. A forged,
-    expired, used or another player's grant gets a page that says so, and nothing changes."""
+    names, once, the seat's cookie (as joining sets it), then the room's page; the browser
+    that holds that seat already (the room's page was lost after the redemption) goes back
+    to the room. A forged, expired, used or another player's grant gets a page that says
+    so, and nothing changes."""
     target = url_for("pages.room", room_id=room_id)
     try:
         given = read_grant(current_app.config["SECRET_KEY"], request.args.get("token", "")[:1000])
@@ -250,6 +252,8 @@ def grant(room_id: str):
     who = signed_in()
     if who is None or who.id != given.player:
         return _grant_refused("grant-not-yours", target)
+    if seated(room_id)[1] == given.seat:  # its seat's cookie came before: back to the room
+        return redirect(target, 303)
     try:
         _room, secret = tables().redeem(room_id, given.seat, given.id)
     except RoomError as error:

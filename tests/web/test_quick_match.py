@@ -16,6 +16,7 @@ import itsdangerous.timed
 import pytest
 
 from domino.web.live import grants as grant_module
+from domino.web.live import tables as tables_module
 from domino.web.live.grants import grant_token
 from domino.web.live.waves import Waves, in_process
 from tests.support.drive import finish_round
@@ -105,12 +106,29 @@ def test_a_grant_seats_once(app):
     seq = app.extensions["domino"].get(opened.room).seq
     again = ana.client.get(path)  # the browser holding the seat: back to the room, unchanged
     assert again.status_code == 303 and again.headers["Location"].endswith(f"/r/{opened.room}")
-    other_tab = Table(app)  # the same player in a browser without the seat: refused
+    # The same player in a browser without the seat's cookie (the answer that set it was
+    # lost to a restart): the grant's own secret again, and nothing is written.
+    other_tab = Table(app, opened.room)
+    other_tab.client.set_cookie("domino_session", ana.client.get_cookie("domino_session").value)
+    assert other_tab.client.get(path).status_code == 303
+    assert other_tab.secret == secret and other_tab.seat == 0
+    assert app.extensions["domino"].get(opened.room).seq == seq
+    assert ana.secret == secret and ana.seat == 0
+
+
+def test_a_spent_grant_never_gives_its_seat_a_second_secret(app, monkeypatch):
+    ana = named_browser(app, "Ana")
+    opened = open_public(app, "classic", ana, named_browser(app, "Bob"))
+    path = opened.grants[player_id(ana)]
+    assert follow(ana, path).status_code == 303
+    seq = app.extensions["domino"].get(opened.room).seq
+    # Were the grant's secret another (a key changed), the spent grant id is the backstop.
+    monkeypatch.setattr(tables_module, "seat_secret", lambda key, grant: "another secret")
+    other_tab = Table(app, opened.room)
     other_tab.client.set_cookie("domino_session", ana.client.get_cookie("domino_session").value)
     refused = other_tab.client.get(path)
     assert refused.status_code == 409 and "used already" in refused.get_data(as_text=True)
-    assert app.extensions["domino"].get(opened.room).seq == seq
-    assert ana.secret == secret and ana.seat == 0
+    assert app.extensions["domino"].get(opened.room).seq == seq and other_tab.seat is None
 
 
 def test_a_forged_expired_or_anothers_grant_changes_nothing(app, monkeypatch):

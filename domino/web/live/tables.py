@@ -33,7 +33,7 @@ from ..view.messages import answered
 from ..view.render import render_pushed, render_superseded
 from .away import Away
 from .clocks import Clocks
-from .grants import grant_token
+from .grants import grant_token, seat_secret
 from .hub import Connection, Hub, Superseded
 
 
@@ -142,12 +142,17 @@ class Tables:
         return Opened(room.id, grants)
 
     def redeem(self, room_id: str, seat: int, grant: str) -> tuple[Room, str]:
-        """Give a public room's seat to the browser that brought its grant (checked by the
-        caller): a fresh secret replaces the seat's, and the grant id is spent in the same
-        write; RoomError("grant-used") if it was spent before (then nothing changes)."""
-        secret = new_secret()
+        """Give a public room's seat to the player who brought its grant (checked by the
+        caller): the grant's secret (`seat_secret`) replaces the seat's, and the grant id is
+        spent in the same write. The seat holding that secret already (the answer that set
+        its cookie was lost): the same secret, nothing written. RoomError("grant-used") if
+        the grant was spent otherwise (then nothing changes)."""
+        secret = seat_secret(self.app.config["SECRET_KEY"], grant)
         with self._lock(room_id):
-            decision = commands.reseat(self.rooms.require(room_id), seat, secret)
+            room = self.rooms.require(room_id)
+            if room.seat_of(secret) == seat:
+                return room, secret
+            decision = commands.reseat(room, seat, secret)
             room = self.rooms.commit(decision, grant)
             self._push(room, seat)
         self.nudge(room)

@@ -79,4 +79,3 @@ def test_the_statement_is_refused_to_a_browser_without_a_name(server, open_conte
     assert answer is not None and answer.status == 403
     expect(page.locator("[data-ledger-entry]")).to_have_count(0)
     expect(page.locator("[data-coins]")).to_have_count(0)
-

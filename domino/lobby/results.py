@@ -7,7 +7,13 @@ public room each signed-in player's rating of the table's kind moves as `ratings
 (partners rated as a team, a computer seat at its level's fixed rating, half as far with a
 computer at the table, an abandoned seat's side placed last) and each earns the League points
 `league.points` gives. Friend rooms never count (SPEC §12): their results are recorded, once,
-with no rating or League change (issue 32 pays coins from them).
+with no rating or League change.
+
+The match's coins (SPEC §13, `domino.players.coins.rewards`) are paid in the same write, by
+the result's key: a public match pays every place, a friend room with at least two players
+its winning side half the first place, the computer alone nothing. A result applied twice
+pays once, and a write that fails pays nothing (the journal's batch is in its transaction).
+Only players the lobby knows are paid (a deleted player's seat earns nothing).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 
 from ..players import league
 from ..players.results import Result, parse
+from .ledger import player_account, post, result_rewards
 from .ratings import KINDS, NEW, Rating, kind_of, rate
 
 COUNTED = ("public",)  # the kinds of room whose matches move ratings and earn League points
@@ -61,6 +68,7 @@ class Results:
             )
             if counted:
                 _count(conn, result, now)
+            _reward(conn, result, now)
             return Applied(result.key, True, counted)
 
         return self._write(apply)
@@ -150,6 +158,16 @@ def _count(conn: sqlite3.Connection, result: Result, now: float) -> None:
                 " VALUES (?, ?, ?, ?, ?)",
                 [result.key, seat.player, points, week, result.finished_at],
             )
+
+
+def _reward(conn: sqlite3.Connection, result: Result, now: float) -> None:
+    """Pay the match's rewards to the players the lobby knows (the caller's transaction)."""
+    known = {
+        player_account(player)
+        for player in result.players()
+        if conn.execute("SELECT 1 FROM players WHERE id = ?", [player]).fetchone()
+    }
+    post(conn, [t for t in result_rewards(result) if t.credit in known], now)
 
 
 def _rating(conn: sqlite3.Connection, player: str, kind: str) -> Rating:

@@ -1,12 +1,18 @@
 """A player's own pages (SPEC §11): taking a name, the player bar, the player page with its
-sessions, signing out and deleting the account. These are the lobby's paths: in a cluster
+sessions, signing out and deleting the account; the coins (SPEC §13): the balance in the bar,
+the daily top-up and the statement `/me/coins`. These are the lobby's paths: in a cluster
 nginx sends them to the lobby's process (docs/cluster.md)."""
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
+
 from flask import Blueprint, make_response, render_template, request, url_for
+from flask_babel import format_datetime, gettext
 
 from ...lobby import NameTaken
+from ...players import coins as coin_rules
 from ...players import names
 from ..signin import (
     browser_label,
@@ -19,10 +25,69 @@ from ..signin import (
     sign_out,
     the_lobby,
 )
-from ..view.messages import refusal, status_of
+from ..view.messages import N_, refusal, status_of
 from ..view.names import reserved_words
 
 bp = Blueprint("players", __name__)
+clock = time.time  # the coins' clock (the day of a top-up); tests set their own
+STATEMENT_ROWS = 200  # the newest entries /me/coins shows
+REASONS = {  # SPEC §14's reason codes, as the statement says them
+    "grant": N_("Coins for taking a name"),
+    "top-up": N_("Daily top-up"),
+    "reward": N_("Reward for a match"),
+    "stake": N_("Stake held"),
+    "refund": N_("Stake returned"),
+    "pot": N_("Pot won"),
+    "forfeit": N_("Won from a forfeited stake"),
+}
+assert set(REASONS) == set(coin_rules.REASONS)
+
+
+@bp.app_template_global()
+def bar_coins(signed_in) -> int | None:
+    """The balance the player bar shows beside the name (SPEC §14 `data-coins`), after the
+    day's top-up at the first page of a UTC day (once a day: its key and `top_up_days`); None
+    where the lobby is not in this process (a shard of a cluster: the bar asks it, GET
+    /me/bar) or nobody is signed in."""
+    store = lobby()
+    if store is None or signed_in is None:
+        return None
+    store.top_up(signed_in.id, clock())
+    return store.coins(signed_in.id)
+
+
+@bp.app_template_global()
+def coins_of(player_id: str) -> int | None:
+    """A player's balance, for their own pages; None where the lobby is not in this process."""
+    store = lobby()
+    return None if store is None else store.coins(player_id)
+
+
+@bp.app_template_global()
+def coin_figures() -> dict:
+    """The coins' figures the help writes (domino/players/coins.py), never typed twice."""
+    return {
+        "grant": coin_rules.GRANT,
+        "top_up": coin_rules.TOP_UP,
+        "duel": coin_rules.PLACES[2],
+        "three": coin_rules.PLACES[3],
+        "pairs": coin_rules.PAIRS,
+        "friend": coin_rules.PLACES[2][0] // 2,
+        "friend_three": coin_rules.PLACES[3][0] // 2,
+        "friend_pairs": coin_rules.PAIRS[0] // 2,
+    }
+
+
+@bp.app_template_filter()
+def iso_utc(stamp: float) -> str:
+    """A time (seconds since the epoch) for a `<time datetime>`, in UTC."""
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
+
+
+@bp.app_template_filter()
+def moment(stamp: float) -> str:
+    """A time (seconds since the epoch) as a date and time in the page's language, UTC."""
+    return format_datetime(datetime.fromtimestamp(stamp, UTC), "medium")
 
 
 @bp.post("/me/name")
@@ -82,6 +147,24 @@ def page(name: str):
     if mine is None and player() is not None:
         sign_out(response)  # the signed cookie outlived its session
     return response
+
+
+@bp.get("/me/coins")
+def coins():
+    """The player's statement (SPEC §13): the newest entries first, each with its time, its
+    reason in the page's language, the signed amount and the balance after it."""
+    _live, who = own_session()
+    store = the_lobby()
+    store.top_up(who.id, clock())  # before the page reads the balance: the bar would do it mid-page
+    entries = store.statement(who.id, STATEMENT_ROWS + 1)
+    html = render_template(
+        "coins.html",
+        balance=store.coins(who.id),
+        entries=entries[:STATEMENT_ROWS],
+        older=len(entries) > STATEMENT_ROWS,
+        reason_words={code: gettext(words) for code, words in REASONS.items()},
+    )
+    return html, 200, {"Cache-Control": "no-store"}
 
 
 @bp.post("/me/sessions/<session_id>/end")

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 import pytest
 
 from domino.lobby import Lobby
-
-
-def fold(name: str) -> str:
-    """A stand-in for `domino.players.names`'s canonical form: NFKC, then case folded."""
-    return unicodedata.normalize("NFKC", name).casefold()
+from tests.support.lobby import fold
 
 
 @pytest.fixture

@@ -25,9 +25,9 @@ from domino.lobby import Lobby
 from domino.lobby.ledger import BANK, LedgerError, Transfer, player_account
 from domino.players.coins import STAKES, Payout, rewards, settle
 from domino.players.results import parse
-from tests.lobby.conftest import fold
 from tests.support import results
 from tests.support.ledger import audited
+from tests.support.lobby import fold
 
 DAY = 24 * 3600
 NOON = 1767571200.0 + 12 * 3600  # Monday 2026-01-05, noon UTC

@@ -12,7 +12,7 @@ import pytest
 
 from domino.lobby import Lobby
 from domino.players.coins import Payout
-from tests.lobby.conftest import fold
+from tests.support.lobby import fold
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -21,8 +21,8 @@ import pytest
 from domino.lobby import Lobby
 from domino.lobby.ledger import LedgerError, payout_transfers
 from domino.players.coins import Payout
-from tests.lobby.conftest import fold
 from tests.support.ledger import audited
+from tests.support.lobby import fold
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 6

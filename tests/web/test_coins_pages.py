@@ -10,9 +10,9 @@ from domino.players import coins
 from domino.web.routes import players as players_routes
 from tests.support.players import take_name
 from tests.support.results import MONDAY, result
+from tests.support.split import Browser
+from tests.support.split import take_name as take_name_in_cluster
 from tests.support.webkit import help_pages, make_app, parse
-from tests.web.test_lobby_process import Browser
-from tests.web.test_lobby_process import take_name as take_name_in_cluster
 
 DAY = 24 * 3600
 PAGES = ("/", "/help", "/p/Ana", "/league", "/me/coins", "/me/bar")

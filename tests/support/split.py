@@ -4,9 +4,26 @@ two apps with one secret key, each path sent where nginx would send it (docs/clu
 from __future__ import annotations
 
 from domino.web import LOBBY_PREFIXES
-from tests.support.webkit import parse
+from tests.support.webkit import make_app, parse
 
 KEY = "one-cluster"
+
+
+def lobby_process(tmp_path, **config):
+    """The lobby's process of a cluster: its database alone, the cluster's secret key."""
+    settings = {"LOBBY": "only", "LOBBY_DB": str(tmp_path / "lobby.sqlite3"), "SECRET_KEY": KEY}
+    return make_app(tmp_path / "never.sqlite3", **{**settings, **config})
+
+
+def shard_process(tmp_path, **config):
+    """Shard s1 of a cluster: its rooms, no lobby database, the cluster's secret key."""
+    settings = {
+        "SHARD": "s1",
+        "LOBBY": "elsewhere",
+        "LOBBY_DB": str(tmp_path / "not-the-shards.sqlite3"),
+        "SECRET_KEY": KEY,
+    }
+    return make_app(tmp_path / "s1.sqlite3", **{**settings, **config})
 
 
 class Browser:

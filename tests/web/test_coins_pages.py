@@ -10,7 +10,7 @@ from domino.players import coins
 from domino.web.routes import players as players_routes
 from tests.support.players import take_name
 from tests.support.results import MONDAY, result
-from tests.support.split import Browser
+from tests.support.split import Browser, lobby_process, shard_process
 from tests.support.split import take_name as take_name_in_cluster
 from tests.support.webkit import help_pages, make_app, parse
 
@@ -150,20 +150,7 @@ def test_the_daily_top_up_is_paid_once_however_many_pages_load(app, clock):
 
 
 def test_in_a_cluster_the_bar_gets_the_balance_from_the_lobby(tmp_path, clock):
-    key = "one-cluster"
-    lobby_app = make_app(
-        tmp_path / "never.sqlite3",
-        LOBBY="only",
-        LOBBY_DB=str(tmp_path / "lobby.sqlite3"),
-        SECRET_KEY=key,
-    )
-    shard_app = make_app(
-        tmp_path / "s1.sqlite3",
-        SHARD="s1",
-        LOBBY="elsewhere",
-        LOBBY_DB=str(tmp_path / "not-the-shards.sqlite3"),
-        SECRET_KEY=key,
-    )
+    lobby_app, shard_app = lobby_process(tmp_path), shard_process(tmp_path)
     browser = Browser(lobby_app, shard_app)
     assert take_name_in_cluster(browser, "Ada").status_code == 303
     shard_bar = parse(browser.get("/").get_data(as_text=True)).one("id", "player-bar")

@@ -7,31 +7,20 @@ from __future__ import annotations
 import pytest
 
 from domino.web import is_lobby_path
-from tests.support.split import KEY, Browser, take_name
-from tests.support.webkit import make_app, parse
+from tests.support.split import Browser, lobby_process, shard_process, take_name
+from tests.support.webkit import parse
 
 
 @pytest.fixture
 def lobby_app(tmp_path):
     """The lobby's process: its database alone, the cluster's secret key."""
-    return make_app(
-        tmp_path / "never.sqlite3",
-        LOBBY="only",
-        LOBBY_DB=str(tmp_path / "lobby.sqlite3"),
-        SECRET_KEY=KEY,
-    )
+    return lobby_process(tmp_path)
 
 
 @pytest.fixture
 def shard_app(tmp_path):
     """Shard s1: its rooms, no lobby database."""
-    return make_app(
-        tmp_path / "s1.sqlite3",
-        SHARD="s1",
-        LOBBY="elsewhere",
-        LOBBY_DB=str(tmp_path / "not-the-shards.sqlite3"),
-        SECRET_KEY=KEY,
-    )
+    return shard_process(tmp_path)
 
 
 def test_the_lobby_process_opens_no_rooms_and_runs_no_computer(lobby_app, tmp_path):

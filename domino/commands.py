@@ -23,7 +23,7 @@ from .actions import (
     seed_events,
     stand_in_event,
 )
-from .clock import TIMEOUTS, Timing
+from .clock import Timing
 from .dealing import FirstDeal
 from .record import move_to_dict
 from .room import ACCEPTS, ASKS, MOVES, PUBLIC_LEVEL, Room, RoomError, empty, secret_hash
@@ -327,16 +327,12 @@ def name(room: Room, seat: int, text: str, reserved: Iterable[str] = ()) -> Deci
 def clocked(decision: Decision, now: float) -> Decision:
     """`decision` and, at a clocked public table whose turn it passed (to a seat, or to
     nobody once the round is over), the "clock" event that starts the new turn's time at
-    `now`; a match's first turn starts its clock afresh. Draws keep the turn: the time runs on."""
+    `now` (the match's clock starts with the room: `create_public`; a public table plays
+    one match). Draws keep the turn: the time runs on."""
     room = decision.room
-    if room.kind != "public" or room.timing is None or room.round is None or not decision.events:
+    if room.kind != "public" or room.clock is None or not decision.events:
         return decision
     seat = room.round.turn
-    if room.clock is None:
-        if seat is None:
-            return decision
-        move, bank = room.timing
-        return decision.then([("clock", {"seat": seat, "at": now, "move": move, "bank": bank})])
     if room.clock.seat == seat:
         return decision
     return decision.then([("clock", {"seat": seat, "at": now})])
@@ -358,7 +354,7 @@ def deadline(room: Room) -> float | None:
 
 def time_out(room: Room, seq: int, now: float, rng) -> Decision | None:
     """The room's clock ran out at `now` (its timer was armed at `seq`): the seat on move
-    times out, the computer making its move ("timeout"; the TIMEOUTS-th of its match
+    times out, the computer making its move ("timeout"; the TIMEOUTS-th (domino.clock) of its match
     abandons the seat), or between rounds the next round is dealt. None if the room moved
     on or its deadline is not reached (a timer that woke early: armed again)."""
     due = deadline(room)
@@ -368,7 +364,7 @@ def time_out(room: Room, seq: int, now: float, rng) -> Decision | None:
     if seat is None:
         return Decision.of(room).then(granted(room, "round", rng))
     events = [("timeout", {"seat": seat})]
-    if room.clock.timeouts[seat] + 1 >= TIMEOUTS:
+    if room.clock.timed_out().handed(seat):
         events += _abandoned(room, seat, "timeouts")
     return Decision.of(room).then(events)
 

@@ -62,7 +62,7 @@ class Room:
     seat it plays (None: a person plays it, or nobody yet), `names` the seats' display names
     and `stand_ins` the level the computer last played each held seat at for its player
     while they were away (None: never). At a public room, `clock` is the match's clock (None
-    before its first deal), `timing` its (move, bank) seconds, `lost` the seats whose players
+    before its first deal; a public table plays one match), `lost` the seats whose players
     lost the match in play by abandoning it, `timed_out` the indices in the round's history
     of the moves the computer made for a seat whose time ran out, and `arrived` the seats
     whose players came with their seat grants (`commands.reseat`).
@@ -94,7 +94,6 @@ class Room:
     counter: bool = False
     stand_ins: tuple[str | None, ...] = (None, None)
     clock: Clock | None = None
-    timing: tuple[float, float] | None = None
     lost: frozenset[int] = frozenset()
     timed_out: frozenset[int] = frozenset()
     arrived: frozenset[int] = frozenset()
@@ -297,11 +296,9 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
         fresh = empty(room.id, room.kind, rules)
         return replace(fresh, match=match, matches=matches, seq=seq)
     if kind == "match":
-        match = new_match(room.rules)
-        fresh = {"clock": None, "lost": frozenset()}  # a match's clock and losses start anew
-        return replace(room, match=match, matches=room.matches + 1, seq=seq, **fresh)
+        return replace(room, match=new_match(room.rules), matches=room.matches + 1, seq=seq)
     if kind == "clock":
-        return replace(room, clock=_clocked(room, data), timing=_timing(room, data), seq=seq)
+        return replace(room, clock=_clocked(room, data), seq=seq)
     if kind == "timeout":
         return replace(room, clock=room.clock.timed_out(), seq=seq)
     if kind == "abandon":
@@ -317,12 +314,6 @@ def _clocked(room: Room, data: dict) -> Clock:
     if "move" in data:
         return Clock.start(room.rules.seats, data["seat"], data["at"], data["move"], data["bank"])
     return room.clock.moved(data["at"], data["seat"])
-
-
-def _timing(room: Room, data: dict) -> tuple[float, float] | None:
-    if "move" in data:
-        return (float(data["move"]), float(data["bank"]))
-    return room.timing
 
 
 def _dealt(room: Room, data: dict, seq: int) -> Room:
@@ -344,8 +335,6 @@ def _dealt(room: Room, data: dict, seq: int) -> Room:
     leader = room.match.leader if room.match is not None and room.rounds else None
     state = game.start(started, room.rules, leader)
     rounds = room.rounds + 1 if room.full else 0  # round 0: a preview, until all are seated
-    if room.match is None:  # without a target every round is a match: its clock starts anew
-        room = replace(room, clock=None, lost=frozenset())
     return replace(
         room,
         round=state,

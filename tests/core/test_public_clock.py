@@ -48,7 +48,7 @@ def play(room, at):
 def test_a_public_table_starts_its_clock_with_the_first_deal():
     room = public().room
     assert room.clock.seat == room.round.turn and room.clock.since == T0
-    assert room.timing == (20.0, 60.0)
+    assert room.clock.move == 20.0 and room.clock.banks == (60.0, 60.0)  # its timing
     assert commands.deadline(room) == T0 + 80.0
 
 

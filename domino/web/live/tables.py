@@ -58,7 +58,7 @@ class Tables:
         self.computer = None  # set by init_app: it plays through `computer_moves`
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
-        self.away = Away(hub, self.away_seconds, self._still_away)
+        self.away = Away(hub, self._away_seconds_of, self._still_away)
         self.now = app.config.get("WALL_CLOCK", time.time)  # the moments the clocks store
         self.clocks = Clocks(self.time_out, self.now)
 
@@ -77,13 +77,17 @@ class Tables:
             tv = replace(tv, kind=public_words(room, seat))
         return tv
 
-    def away_seconds(self, room_id: str) -> float:
+    def away_seconds(self, room: Room) -> float:
         """How long a room's player may be away: AWAY_SECONDS until the others may hand the
         seat to the computer, at a public table ABANDON_SECONDS until the match is lost."""
-        room = self.rooms.get(room_id)
-        if room is not None and room.kind == "public":
+        if room.kind == "public":
             return self.app.config.get("ABANDON_SECONDS", ABANDON_SECONDS)
         return self.app.config["AWAY_SECONDS"]
+
+    def _away_seconds_of(self, room_id: str) -> float:
+        """`away_seconds` for the away timers, which know only the room's id."""
+        room = self.rooms.get(room_id)
+        return self.app.config["AWAY_SECONDS"] if room is None else self.away_seconds(room)
 
     def timing(self) -> Timing:
         """A public table's clock settings, as the app is configured now."""
@@ -97,13 +101,13 @@ class Tables:
         (never at a public table: its clock hands an away seat over, `_still_away`)."""
         if room.kind == "public":
             return frozenset()
-        wait = self.away_seconds(room.id)
+        wait = self.away_seconds(room)
         return frozenset(s for s in room.humans if self.hub.away_for(room.id, s) >= wait)
 
     def away_left(self, room: Room, present) -> dict[int, int]:
         """For each player away (but not long enough yet), the whole seconds until their seat
         may be handed to the computer: the away seats' countdown (issue 29)."""
-        wait, left = self.away_seconds(room.id), {}
+        wait, left = self.away_seconds(room), {}
         for s in room.humans:
             if s not in present:
                 gone = self.hub.away_for(room.id, s)

@@ -54,6 +54,8 @@ def create_app(config=None):
         # lobby pairs its queue every WAVE_SECONDS (and at once when someone joins).
         FILL_SECONDS=float(os.environ.get("DOMINO_FILL_SECONDS", "30")),
         WAVE_SECONDS=float(os.environ.get("DOMINO_WAVE_SECONDS", "2")),
+        # A stake table (SPEC §13) not full this long after it opened expires, refunded.
+        STAKE_WAIT_SECONDS=float(os.environ.get("DOMINO_STAKE_WAIT_SECONDS", "120")),
         # A public table's clock (SPEC §12, domino/clock.py): seconds a move, the bank a match,
         # and how long a player may be away before the match is lost.
         MOVE_SECONDS=float(os.environ.get("DOMINO_MOVE_SECONDS", MOVE_SECONDS)),

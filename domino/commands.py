@@ -181,15 +181,26 @@ def create(
 
 
 def create_public(
-    room_id: str, rules: Rules, seats, rng, timing: Timing | None = None, now: float = 0.0
+    room_id: str,
+    rules: Rules,
+    seats,
+    rng,
+    timing: Timing | None = None,
+    now: float = 0.0,
+    stake: int = 0,
 ) -> Decision:
     """A public room (SPEC §12), full at once: `seats` gives by seat a person's (secret
     hash, name) or None for the computer, at PUBLIC_LEVEL; then the first deal and, with
     `timing`, its clock from `now` (`clocked`). The same events as every room's ("rules",
-    "seat", "name", "level", the deal), so it folds as they do; only its kind differs."""
+    "seat", "name", "level", the deal), so it folds as they do; only its kind differs. A
+    stake table (SPEC §13: `stake` coins each, people only) says so in a "stake" event."""
     if len(seats) != rules.seats or all(seat is None for seat in seats):
         raise RoomError("bad-seat")
+    if stake < 0 or (stake and any(seat is None for seat in seats)):
+        raise RoomError("bad-seat")
     events = [rules_event(rules)]
+    if stake:
+        events.append(("stake", {"coins": stake}))
     for seat, held in enumerate(seats):
         if held is None:
             events.append(level_event(seat, PUBLIC_LEVEL))

@@ -65,7 +65,8 @@ class Room:
     before its first deal; a public table plays one match), `lost` the seats whose players
     lost the match in play by abandoning it, `timed_out` the indices in the round's history
     of the moves the computer made for a seat whose time ran out, and `arrived` the seats
-    whose players came with their seat grants (`commands.reseat`).
+    whose players came with their seat grants (`commands.reseat`), and `stake` the coins each
+    person staked at a stake table (SPEC §13; 0 at any other).
     `rounds` counts the dealt rounds that count (0 while the creator waits: a preview);
     `match` is the match in play (rooms with a target only) and `matches` its number;
     `request` is the seat that asked for a new round or match (or, `request_kind`
@@ -97,6 +98,7 @@ class Room:
     lost: frozenset[int] = frozenset()
     timed_out: frozenset[int] = frozenset()
     arrived: frozenset[int] = frozenset()
+    stake: int = 0
 
     @property
     def computer_to_move(self) -> bool:
@@ -303,6 +305,8 @@ def apply(room: Room, kind: str, data: dict, seq: int) -> Room:
         return replace(room, clock=room.clock.timed_out(), seq=seq)
     if kind == "abandon":
         return replace(room, lost=room.lost | {data["seat"]}, seq=seq)
+    if kind == "stake":
+        return replace(room, stake=data["coins"], seq=seq)
     raise ValueError(f"unknown room event {kind!r}")
 
 

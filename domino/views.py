@@ -177,6 +177,7 @@ class TableView:
     lost: frozenset[int] = frozenset()  # the seats whose players abandoned the match in play
     public: bool = False  # a public table (SPEC §12): play never waits for an away player
     next_in: int | None = None  # between a public match's rounds: seconds until the next deal
+    stake: int = 0  # a stake table's coins a seat (SPEC §13), 0 at any other
 
     @property
     def commitment(self) -> str | None:
@@ -263,6 +264,7 @@ def table_view(
         lost=room.lost,
         public=room.kind == "public",
         next_in=_next_in(room, now),
+        stake=room.stake,
     )
 
 

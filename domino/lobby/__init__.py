@@ -1,5 +1,6 @@
 """The lobby's storage: players, sessions, passkeys, recovery codes, invitations and blocks
-(SPEC §11), in a SQLite database of its own (`DOMINO_LOBBY_DB`, `instance/lobby.sqlite3`).
+(SPEC §11), quick match's queue, stake tables, results and the coins' ledger (§12, §13), in
+a SQLite database of its own (`DOMINO_LOBBY_DB`, `instance/lobby.sqlite3`).
 
 Nothing here imports the web (pyproject.toml, the `lobby-below-the-web` contract).
 """
@@ -16,6 +17,7 @@ from .keys import Challenge, Challenges, Keys, KnownCredential, LastPasskey, Pas
 from .ledger import Ledger
 from .queue import Queue, Queued, Seated
 from .results import Applied, Results
+from .stakes import Notice, QueueRefused, Stakes, StakeTable
 
 __all__ = [
     "Applied",
@@ -25,15 +27,18 @@ __all__ = [
     "LastPasskey",
     "Lobby",
     "NameTaken",
+    "Notice",
     "Passkey",
     "Player",
+    "QueueRefused",
     "Queued",
     "Seated",
     "Session",
+    "StakeTable",
 ]
 
 
-class Lobby(Accounts, Keys, Challenges, Friends, Queue, Results, Ledger, LobbyDatabase):
+class Lobby(Accounts, Keys, Challenges, Friends, Queue, Stakes, Results, Ledger, LobbyDatabase):
     """The lobby's database. `canonical(name)` gives a name's unique form (the app passes
     `domino.players.names`'s); `key` makes stored secret hashes HMACs under it."""
 

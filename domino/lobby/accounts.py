@@ -30,6 +30,7 @@ PLAYER_TABLES = (  # (table, column naming the player), emptied of a deleted pla
     ("ratings", "player"),  # results (m004): a result itself names only ids, now nobody's
     ("league", "player"),
     ("top_up_days", "player"),  # the ledger (m005): its journal keeps the ids, now nobody's
+    ("stake_notices", "player"),  # stake tables (m006): a held stake stays held, then refunded
 )
 
 

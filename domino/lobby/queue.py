@@ -8,6 +8,8 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+from .stakes import QueueRefused, leave_in, seat_in
+
 
 @dataclass(frozen=True, slots=True)
 class Queued:
@@ -17,6 +19,10 @@ class Queued:
     game: str
     stake: int
     since: float
+    table: str | None = None  # a stake table's id (domino.lobby.stakes)
+
+
+COLUMNS = "player, game, stake, since, table_id AS `table`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,41 +38,46 @@ class Seated:
 class Queue:
     """The queue's part of the lobby."""
 
-    def join_queue(
-        self, player: str, game: str, stake: int = 0, now: float | None = None
-    ) -> Queued:
-        """Queue `player` for `game`: one entry per player, so joining again replaces the
-        game (the same game and stake again keeps the place). Forgets where they were last
-        seated: the waiting page then waits for a new table."""
+    def join_queue(self, player: str, game: str, now: float | None = None) -> Queued:
+        """Queue `player` for the free table of `game`: one entry per player, so joining
+        again replaces the game (the same game again keeps the place). Forgets where they
+        were last seated: the waiting page then waits for a new table. QueueRefused
+        (`already-staked`) while they wait at a stake table (`Stakes.join_stake`): they
+        leave it first, and get their stake back."""
         now = time.time() if now is None else now
 
         def join(conn: sqlite3.Connection) -> tuple:
+            sql = "SELECT 1 FROM queue WHERE player = ? AND table_id IS NOT NULL"
+            if conn.execute(sql, [player]).fetchone():
+                raise QueueRefused("already-staked")
             conn.execute("DELETE FROM queue_seated WHERE player = ?", [player])
             conn.execute(
-                "INSERT INTO queue (player, game, stake, since) VALUES (?, ?, ?, ?)"
+                "INSERT INTO queue (player, game, stake, since) VALUES (?, ?, 0, ?)"
                 " ON CONFLICT (player) DO UPDATE SET game = excluded.game,"
-                " stake = excluded.stake, since = excluded.since"
-                " WHERE game != excluded.game OR stake != excluded.stake",
-                [player, game, stake, now],
+                " since = excluded.since WHERE game != excluded.game",
+                [player, game, now],
             )
-            sql = "SELECT player, game, stake, since FROM queue WHERE player = ?"
-            return conn.execute(sql, [player]).fetchone()
+            return conn.execute(
+                f"SELECT {COLUMNS} FROM queue WHERE player = ?", [player]
+            ).fetchone()
 
         return Queued(*self._write(join))
 
-    def leave_queue(self, player: str) -> bool:
-        """Take `player` out of the queue; False if they were not in it."""
-        sql = "DELETE FROM queue WHERE player = ?"
-        return self._write(lambda conn: conn.execute(sql, [player]).rowcount) > 0
+    def leave_queue(self, player: str, now: float | None = None) -> int | None:
+        """Take `player` out of the queue, with the stake they held at a table still forming
+        returned in the same write: the coins returned (0 at a free table), None if they
+        were not in it."""
+        now = time.time() if now is None else now
+        return self._write(lambda conn: leave_in(conn, player, now))
 
     def queued(self, player: str) -> Queued | None:
         """The player's place in the queue, if any."""
-        row = self._row("SELECT player, game, stake, since FROM queue WHERE player = ?", [player])
+        row = self._row(f"SELECT {COLUMNS} FROM queue WHERE player = ?", [player])
         return Queued(**row) if row else None
 
     def waiting(self) -> list[Queued]:
         """Everyone in the queue, the longest-waiting first."""
-        sql = "SELECT player, game, stake, since FROM queue ORDER BY since, player"
+        sql = f"SELECT {COLUMNS} FROM queue ORDER BY since, player"
         return [Queued(**row) for row in self._rows(sql)]
 
     def seated(self, player: str) -> Seated | None:
@@ -91,11 +102,23 @@ class Queue:
     def record_wave(self, seated, now: float | None = None) -> None:
         """A wave's tables, in one write: for each (entry, room, grant) the player is seated
         there and their entry leaves the queue (only the entry the wave paired: one joined
-        again meanwhile, for another game, stays queued with it)."""
+        again meanwhile, for another game, stays queued with it). A stake table's players
+        are seated only if it is still forming with exactly them (`stakes.seat_in`)."""
         now = time.time() if now is None else now
+        stake_rooms: dict[str, tuple[str, list[str]]] = {}
+        for entry, room, _grant in seated:
+            if entry.table is not None:
+                stake_rooms.setdefault(entry.table, (room, []))[1].append(entry.player)
 
         def record(conn: sqlite3.Connection) -> None:
+            seats_taken = {
+                table
+                for table, (room, people) in stake_rooms.items()
+                if seat_in(conn, table, room, people, now)
+            }
             for entry, room, grant in seated:
+                if entry.table is not None and entry.table not in seats_taken:
+                    continue  # its table changed while the room opened: that room is nobody's
                 conn.execute(
                     "DELETE FROM queue WHERE player = ? AND game = ? AND since = ?",
                     [entry.player, entry.game, entry.since],

@@ -14,6 +14,10 @@ the result's key: a public match pays every place, a friend room with at least t
 its winning side half the first place, the computer alone nothing. A result applied twice
 pays once, and a write that fails pays nothing (the journal's batch is in its transaction).
 Only players the lobby knows are paid (a deleted player's seat earns nothing).
+
+A stake table's match (SPEC §13) pays no reward: its escrow's pot is the prize, paid out in
+the same write (`domino.lobby.stakes.settle_result_in`). The result of a stake room the lobby
+never seated (opened while its table changed: nobody's) is recorded and counts for nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from ..players import league
 from ..players.results import Result, parse
 from .ledger import player_account, post, result_rewards
 from .ratings import KINDS, NEW, Rating, kind_of, rate
+from .stakes import settle_result_in
 
 COUNTED = ("public",)  # the kinds of room whose matches move ratings and earn League points
 
@@ -66,6 +71,8 @@ class Results:
                     now,
                 ],
             )
+            if result.stake and not settle_result_in(conn, result, now):
+                return Applied(result.key, True, False)  # a room nobody's
             if counted:
                 _count(conn, result, now)
             _reward(conn, result, now)

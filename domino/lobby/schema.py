@@ -230,3 +230,34 @@ def m005_ledger(db: Database) -> None:
             " FROM players ORDER BY created_at, id",
             [grant],
         )
+
+
+@migrations()
+def m006_stakes(db: Database) -> None:
+    """Stake tables (SPEC §13, `domino.lobby.stakes`): each forming, seated, expired or
+    settled table of a game at a stake (its escrow is the ledger's `escrow:<id>`), with its
+    room once a wave seated it; a queue entry at a stake table names it (`table_id`) and the
+    key its stake was held by (`hold`); and the notice a player's waiting page shows when
+    their table expired (one per player, replaced by the next)."""
+    db.execute(
+        """CREATE TABLE stake_tables (
+            id TEXT PRIMARY KEY,
+            game TEXT NOT NULL,
+            stake INTEGER NOT NULL CHECK (stake > 0),
+            seats INTEGER NOT NULL CHECK (seats BETWEEN 2 AND 4),
+            opened_at REAL NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('forming', 'seated', 'expired', 'settled')),
+            room TEXT,
+            changed_at REAL NOT NULL
+        ) STRICT"""
+    )
+    db.execute("CREATE INDEX stake_tables_forming ON stake_tables (state, game, stake, opened_at)")
+    db.execute("CREATE INDEX stake_tables_room ON stake_tables (room)")
+    db["queue"].add_column("table_id", str)
+    db["queue"].add_column("hold", str)
+    db["queue"].create_index(["table_id"])
+    db["stake_notices"].create(
+        {"player": str, "table_id": str, "game": str, "stake": int, "what": str, "at": float},
+        pk="player",
+        not_null={"table_id", "game", "stake", "what", "at"},
+    )

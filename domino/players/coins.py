@@ -12,10 +12,11 @@ The ledger that moves the coins is `domino.lobby.ledger`; this says how many, to
   draw: 33 each). Nobody but a player is paid: no computer seat, no guest, and no abandoned
   seat (its side is placed last, as the ratings place it, and its partner is paid as that
   side).
-- **Stake tables** (`settle`): the whole pot goes to the winning side's people who did not
-  abandon, split equally (`pot_split`: no commission, the odd coins to the earlier seats,
-  named in the split); each share is written as two parts, `forfeit` for what came from
-  abandoned seats' stakes and `pot` for the rest. A draw with nobody gone returns every
+- **Stake tables** (`settle`) pay no reward (`rewards` gives 0 to each seat): the whole pot
+  goes to the winning side's people who did not abandon, split equally (`pot_split`: no
+  commission, the odd coins to the earlier seats, named in the split); each share is
+  written as two parts, `forfeit` for what came from abandoned seats' stakes and `pot` for
+  the rest. A draw with nobody gone returns every
   stake (`refund`); so do an expired table and leaving the queue (`refunds`). If every
   person at the table abandoned, the stakes are forfeit to the bank: nobody is left to win.
 """
@@ -74,8 +75,8 @@ def rewards(result: Result) -> list[int]:
     """The coins each seat of a finished match earns (see the module); 0 for a seat that is
     no player's, or abandoned."""
     seats = result.seats
-    if len(result.players()) < 2 or result.kind not in ("public", "friend"):
-        return [0] * len(seats)  # against the computer alone
+    if len(result.players()) < 2 or result.kind not in ("public", "friend") or result.stake:
+        return [0] * len(seats)  # against the computer alone; a stake table pays its pot
     paid = [seat.player is not None and not seat.abandoned for seat in seats]
     places = standing(seats)
     if result.kind == "public":

@@ -11,8 +11,13 @@ the tables of one wave; the lobby calls it every few seconds, and at once when s
 - Two players of whom one blocks the other never sit at one table.
 - A player who has waited FILL seconds (`DOMINO_FILL_SECONDS`) is seated at once: with the
   closest compatible players waiting, and the computer in the seats left (`computer` counts
-  them). Nobody therefore waits longer than FILL plus one wave. Stake tables are never filled
-  by the computer (SPEC §13: `fill=False` keeps them waiting; the lobby expires them).
+  them). Nobody therefore waits longer than FILL plus one wave.
+- A stake table (SPEC §13) forms as its players join: each joins the oldest forming table of
+  their game and stake with a free seat and nobody they block or who blocks them
+  (`forming_table`), where their stake is held at once; a wave opens it once every seat is
+  taken, people only (never the computer: the lobby expires a table left unfilled, and
+  refunds it; so too one where a block was made among its players after they joined). No
+  rating window: the stakes are few, and the wait is short.
 - At a pairs table the two strongest are not partners: seats 0 and 2 play 1 and 3, and the
   people are placed strongest, second, third, fourth in seats 0, 1, 3, 2 (the two sides' sums
   as close as the order allows).
@@ -39,15 +44,18 @@ class Waiting:
     rating: float
     since: float
     stake: int = 0
+    table: str | None = None  # a stake table's id: the forming table the player joined
 
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """A table to open: its game and stake, the people by seat (None: the computer's seat)."""
+    """A table to open: its game and stake, the people by seat (None: the computer's seat),
+    and a stake table's id (`Waiting.table`)."""
 
     game: str
     seats: tuple[str | None, ...]
     stake: int = 0
+    table: str | None = None
 
     @property
     def people(self) -> tuple[str, ...]:
@@ -86,7 +94,13 @@ def pair(
         if first.player in seated:
             continue
         size = seats(first.game)
-        stake_table = first.stake > 0
+        if first.table is not None:  # a stake table: its own players, once it is full
+            group = [e for e in queue if e.table == first.table]
+            pairs = {frozenset((a.player, b.player)) for a in group for b in group}
+            if len(group) == size and not pairs & set(blocks):  # a block since: it expires
+                tables.append(_table(first.game, group, size, first.stake, first.table))
+            seated.update(member.player for member in group)
+            continue
         group = [first]
         others = [
             e
@@ -94,7 +108,7 @@ def pair(
             if e.player not in seated
             and e.player != first.player
             and e.game == first.game
-            and e.stake == first.stake
+            and e.table is None
         ]
         others.sort(key=lambda e: (abs(e.rating - first.rating), e.since, e.player))
         for other in others:
@@ -107,9 +121,9 @@ def pair(
             if max(ratings) - min(ratings) > reach:
                 continue
             group.append(other)
-        if len(group) < size and (stake_table or now - first.since < fill):
+        if len(group) < size and now - first.since < fill:
             continue
-        tables.append(_table(first.game, group, size, first.stake))
+        tables.append(_table(first.game, group, size))
         seated.update(member.player for member in group)
     return tables
 
@@ -124,13 +138,33 @@ def _once(waiting: Iterable[Waiting]) -> list[Waiting]:
     return list(kept.values())
 
 
-def _table(game: str, group: list[Waiting], size: int, stake: int) -> Table:
+def forming_table(
+    player: str,
+    forming: Iterable[tuple[str, Collection[str]]],
+    size: int,
+    blocks: Collection[frozenset[str]] = (),
+) -> str | None:
+    """The stake table `player` joins: the first of `forming` (table id, its players; the
+    oldest first) with a free seat, without the player, and with nobody of whom one blocks
+    the other; None: open a new one."""
+    for table, members in forming:
+        if len(members) >= size or player in members:
+            continue
+        if any(frozenset((player, other)) in blocks for other in members):
+            continue
+        return table
+    return None
+
+
+def _table(
+    game: str, group: list[Waiting], size: int, stake: int = 0, table: str | None = None
+) -> Table:
     """Seat `group` (the computer in the seats left): a pairs table splits its strongest."""
     if size != 4 or len(group) < 4:
         people = [member.player for member in group]
-        return Table(game, tuple(people) + (None,) * (size - len(people)), stake)
+        return Table(game, tuple(people) + (None,) * (size - len(people)), stake, table)
     ranked = sorted(group, key=lambda e: (-e.rating, e.player))
     chairs: list[str | None] = [None] * 4
     for seat, member in zip(PAIRS_ORDER, ranked, strict=True):
         chairs[seat] = member.player
-    return Table(game, tuple(chairs), stake)
+    return Table(game, tuple(chairs), stake, table)

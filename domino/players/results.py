@@ -14,7 +14,11 @@ The result (JSON):
      "game": "classic" (a preset's name, or null), "rules": {the rules object},
      "finished_at": 1767000000.0, "computer": true,
      "seats": [{"seat": 0, "side": 0, "place": 1, "player": "<id>" | null,
-                "computer": null | "easy" | "medium" | "hard", "abandoned": false}, ...]}
+                "computer": null | "easy" | "medium" | "hard", "abandoned": false}, ...],
+     "stake": 100}
+
+`stake` (only at a stake table, SPEC §13) is the coins each person staked: the lobby pays the
+table's escrow out by it (`domino.lobby.stakes`).
 
 `place` is the seat's side's place (1 first; equal for a tie); `computer` the level of a seat
 the computer played for nobody (a computer seat: the table "had a computer"); `abandoned` a
@@ -44,8 +48,10 @@ def finished(before: Room, after: Room) -> dict | None:
         return None
     if after.duplicate is not None or not after.rounds:  # a rematch, or a preview
         return None
-    if after.kind == "public" and not after.arrived:
+    if after.kind == "public" and not after.arrived and not after.stake:
         return None  # nobody ever came to it (opened twice, or its wave lost): it counts for none
+    # (a stake table's result is written even so: its escrow is settled by it, every stake
+    # forfeit; the lobby ignores one of a room it did not seat, domino.lobby.stakes)
     rules = after.rules
     if rules.target is None:
         number = after.rounds
@@ -78,6 +84,7 @@ def finished(before: Room, after: Room) -> dict | None:
         "rules": rules.to_json(),
         "computer": any(seat["computer"] for seat in seats),
         "seats": seats,
+        **({"stake": after.stake} if after.stake else {}),
     }
 
 
@@ -116,6 +123,7 @@ class Result:
     finished_at: float
     computer: bool
     seats: tuple[Seat, ...]
+    stake: int = 0
 
     @property
     def teams(self) -> bool:
@@ -160,7 +168,12 @@ def parse(data: object) -> Result:
     computer = any(seat.computer for seat in seats)
     if data.get("computer") is not computer:
         raise BadResult("computer")
-    return Result(key, room, match, kind, name, dict(rules), float(finished_at), computer, seats)
+    stake = data.get("stake", 0)
+    if type(stake) is not int or stake < 0 or (stake and kind != "public"):
+        raise BadResult("stake")
+    return Result(
+        key, room, match, kind, name, dict(rules), float(finished_at), computer, seats, stake
+    )
 
 
 def _seat(row: object, index: int, count: int) -> Seat:

@@ -86,16 +86,19 @@ class Rooms:
         self._cache[room_id] = decision.room
         return decision.room, secret
 
-    def create_public(self, rules: Rules, seats, players=None, timing=None, now=0.0) -> Room:
+    def create_public(
+        self, rules: Rules, seats, players=None, timing=None, now=0.0, stake: int = 0
+    ) -> Room:
         """A public room (`commands.create_public`), stored: `seats` gives by seat a person's
         name or None for the computer, `players` (seat: player id) whose seat it is, written
         with the room (its finished matches' results name them), `timing` its clock's
-        (`domino.clock.Timing`, from `now`). Each person's seat is held by a secret nobody is
+        (`domino.clock.Timing`, from `now`), `stake` a stake table's coins each (SPEC §13).
+        Each person's seat is held by a secret nobody is
         given (a grant replaces it: `commands.reseat`); returns the room and nothing else
         secret."""
         room_id = new_room_id(self.shard)
         held = [None if name is None else (secret_hash(new_secret()), name) for name in seats]
-        decision = commands.create_public(room_id, rules, held, self.rng, timing, now)
+        decision = commands.create_public(room_id, rules, held, self.rng, timing, now, stake)
         self.store.create_room(room_id, "public", list(decision.events), players=players)
         self._cache[room_id] = decision.room
         return decision.room

@@ -94,6 +94,7 @@ def init_app(app: Flask, rng=None) -> Tables | None:
             fill=app.config["FILL_SECONDS"],
             every=app.config["WAVE_SECONDS"],
             rating=lobby_rating(app.extensions["lobby"]),
+            stake_wait=app.config["STAKE_WAIT_SECONDS"],
         )
     if where == "only":
         app.before_request(_lobby_paths_only)  # first, before CSRF's and the limits' checks

@@ -2,7 +2,7 @@
 the queues and the time to the tables of one wave.
 
 Examples read like the queue: "ana classic 1500 @0" is Ana, waiting for `classic` with a
-rating of 1500 since second 0 (a stake as "stake=100").
+rating of 1500 since second 0; at a stake table, "stake=100@t1": 100 coins at forming table t1.
 """
 
 from __future__ import annotations
@@ -10,15 +10,28 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domino.players.pairing import FILL_SECONDS, SEATS, WINDOW, Table, Waiting, pair, window
+from domino.players.pairing import (
+    FILL_SECONDS,
+    SEATS,
+    WINDOW,
+    Table,
+    Waiting,
+    forming_table,
+    pair,
+    window,
+)
 
 
 def queue(*lines: str) -> list[Waiting]:
     found = []
     for line in lines:
         player, game, rating, since, *rest = line.split()
-        stake = int(rest[0].removeprefix("stake=")) if rest else 0
-        found.append(Waiting(player, game, float(rating), float(since.lstrip("@")), stake))
+        stake, _, table = (rest[0].removeprefix("stake=") if rest else "0").partition("@")
+        found.append(
+            Waiting(
+                player, game, float(rating), float(since.lstrip("@")), int(stake), table or None
+            )
+        )
     return found
 
 
@@ -74,11 +87,36 @@ def test_a_pairs_table_does_not_make_partners_of_its_two_strongest():
     assert {table.seats[0], table.seats[2]} == {"ana", "cyd"}
 
 
-def test_a_stake_table_waits_for_people_at_the_same_stake():
-    waiting = queue("ana match-100 1500 @0 stake=100", "bea match-100 1500 @0 stake=250")
+def test_a_stake_table_opens_full_of_its_own_players_only():
+    waiting = queue("ana match-100 1500 @0 stake=100@t1", "bea match-100 1500 @0 stake=250@t2")
     assert pair(waiting, now=FILL_SECONDS * 10) == []  # never the computer at a stake table
-    waiting += queue("cyd match-100 1500 @3 stake=100")
-    assert pair(waiting, now=5) == [Table("match-100", ("ana", "cyd"), 100)]
+    waiting += queue("cyd match-100 1900 @3 stake=100@t1", "dan classic 1500 @0")
+    assert pair(waiting, now=5) == [Table("match-100", ("ana", "cyd"), 100, "t1")]  # no window
+
+
+def test_a_stake_table_never_takes_a_player_without_one():
+    waiting = queue("ana match-100 1500 @0 stake=100@t1", "bea match-100 1500 @0")
+    (table,) = pair(waiting, now=FILL_SECONDS)
+    assert table == Table("match-100", ("bea", None))
+
+
+def test_a_stake_table_with_a_block_made_after_joining_is_not_opened():
+    waiting = queue("ana match-100 1500 @0 stake=100@t1", "bea match-100 1500 @0 stake=100@t1")
+    assert pair(waiting, now=1, blocks=blocked("bea-ana")) == []  # it expires, refunded
+
+
+def test_a_full_stake_table_of_pairs_splits_its_strongest():
+    ratings = {"a": 1800, "b": 1700, "c": 1600, "d": 1650}
+    waiting = queue(*(f"{p} pairs {r} @0 stake=500@t9" for p, r in ratings.items()))
+    assert pair(waiting, now=1) == [Table("pairs", ("a", "b", "c", "d"), 500, "t9")]
+
+
+def test_a_stake_player_joins_the_oldest_forming_table_with_a_seat_and_no_block():
+    forming = [("t1", ["ana", "bea"]), ("t2", ["cyd"]), ("t3", ["dan"])]
+    assert forming_table("eve", forming, size=2) == "t2"
+    assert forming_table("eve", forming, size=2, blocks=blocked("eve-cyd")) == "t3"
+    assert forming_table("eve", forming, size=2, blocks=blocked("cyd-eve", "dan-eve")) is None
+    assert forming_table("cyd", forming, size=4) == "t1"
 
 
 def test_a_player_listed_twice_is_seated_once():
@@ -95,16 +133,20 @@ NAMES = [f"p{n}" for n in range(16)]  # few names: blocks often fall within a qu
 @st.composite
 def pools(draw):
     players = draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=16))
-    waiting = [
-        Waiting(
-            player,
-            draw(st.sampled_from(GAMES)),
-            draw(st.floats(800, 2400, allow_nan=False)),
-            draw(st.floats(0, 90, allow_nan=False)),
-            draw(st.sampled_from((0, 0, 0, 100))),
+    waiting = []
+    for player in players:
+        game = draw(st.sampled_from(GAMES))
+        table = draw(st.sampled_from((None, None, None, "t1", "t2")))  # a forming stake table
+        waiting.append(
+            Waiting(
+                player,
+                game,
+                draw(st.floats(800, 2400, allow_nan=False)),
+                draw(st.floats(0, 90, allow_nan=False)),
+                100 if table else 0,
+                table and f"{game}/{table}",
+            )
         )
-        for player in players
-    ]
     pairs = draw(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES)), max_size=30))
     blocks = {frozenset(p) for p in pairs if p[0] != p[1]}
     now = draw(st.floats(90, 200, allow_nan=False))
@@ -124,6 +166,7 @@ def test_every_table_is_full_of_its_game_and_nobody_sits_twice_or_beside_a_block
         assert table.people, "a table of the computer alone"
         for player in table.people:
             assert entries[player].game == table.game and entries[player].stake == table.stake
+            assert entries[player].table == table.table
         if table.stake:
             assert table.computer == 0, "the computer at a stake table"
         for a in table.people:
@@ -148,6 +191,8 @@ def test_a_tables_rating_spread_is_within_its_longest_waiters_window(pool):
     waiting, blocks, now = pool
     entries = {entry.player: entry for entry in waiting}
     for table in pair(waiting, now, blocks):
+        if table.table is not None:
+            continue  # a stake table: no window (its players joined it in turn)
         members = [entries[player] for player in table.people]
         ratings = [member.rating for member in members]
         widest = max(window(member, now) for member in members)

@@ -40,6 +40,7 @@ def test_migrations_make_every_table_from_an_empty_file_in_wal_mode(path, canoni
         "m003_queue",
         "m004_results",
         "m005_ledger",
+        "m006_stakes",
     ]
     with sqlite3.connect(path) as conn:
         assert migrations.pending(Database(conn)) == []

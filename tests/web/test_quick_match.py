@@ -190,7 +190,8 @@ def test_the_home_page_offers_quick_match_to_a_signed_in_browser(app):
     values = [o.get("value") for o in form.one("name", "game", tag="select").find_all(tag="option")]
     assert values == ["classic", "match-100", "block", "international", "three", "pairs"]
     assert form.one("data-action", "quick-match").tag == "button"
-    assert not form.find("name", "stake")
+    stakes = form.one("name", "stake", tag="select").find_all(tag="option")
+    assert [o.get("value") for o in stakes] == ["0", "100", "250", "500", "1000"]
     stranger = Table(app)
     stranger.home()
     assert not page(stranger).find("data-quick-match")
@@ -232,7 +233,9 @@ def test_the_queue_refuses_clearly_and_changes_nothing(app):
     assert bad.status_code == 400 and "public games" in bad.get_data(as_text=True)
     staked = quick_match(ana, "classic", stake="100")
     assert staked.status_code == 400
-    assert "Stake tables are not open yet" in staked.get_data(as_text=True)
+    assert "Stakes are played at Match to 100 and at Pairs" in staked.get_data(as_text=True)
+    odd = quick_match(ana, "pairs", stake="300")
+    assert odd.status_code == 400 and "100, 250, 500 or 1,000" in odd.get_data(as_text=True)
     assert quick_match(ana, "classic", csrf=False).status_code == 400
     ana.get("/play/")
     assert ana.client.post("/play/leave", data={}).status_code == 400

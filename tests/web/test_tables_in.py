@@ -155,7 +155,18 @@ def test_an_old_signature_is_refused(shard_app, monkeypatch):
         ({"game": "pairs", "seats": [None, None, None, None]}, "no-person"),
         ({"game": "classic", "seats": [["p1", "Ana"], ["p1", "Ana"]]}, "same-player-twice"),
         ({"game": "classic"}, "bad-payload"),
-        ({"game": "classic", "seats": [["p1", "Ana"], None], "stake": 5}, "bad-payload"),
+        ({"game": "classic", "seats": [["p1", "Ana"], None], "more": 5}, "bad-payload"),
+        ({"game": "classic", "seats": [["p1", "Ana"], ["p2", "Bea"]], "stake": 100}, "bad-stake"),
+        ({"game": "match-100", "seats": [["p1", "Ana"], None], "stake": 100}, "bad-stake"),
+        ({"game": "match-100", "seats": [["p1", "Ana"], ["p2", "Bea"]], "stake": 5}, "bad-stake"),
+        (
+            {
+                "game": "pairs",
+                "seats": [["p1", "A"], ["p2", "B"], ["p3", "C"], ["p4", "D"]],
+                "stake": True,
+            },
+            "bad-stake",
+        ),
         (["classic", [["p1", "Ana"], None]], "bad-payload"),
     ],
 )

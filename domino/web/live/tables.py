@@ -126,15 +126,16 @@ class Tables:
         self.nudge(room)
         return room, secret
 
-    def create_public(self, game: str, seats) -> Opened:
+    def create_public(self, game: str, seats, stake: int = 0) -> Opened:
         """A public room of the public game `game` (SPEC §12: `PRESETS[game]`), full at once:
         `seats` lists by seat a person's (player id, name), or None for the computer (at
-        "hard"). Each person gets a single-use seat grant (web/live/grants.py). The one
-        narrow function the lobby's waves call (web/live/waves.py)."""
+        "hard"); `stake` the coins each person staked at a stake table (SPEC §13: people
+        only). Each person gets a single-use seat grant (web/live/grants.py). The one narrow
+        function the lobby's waves call (web/live/waves.py)."""
         rules = PRESETS[game]
         names = [None if s is None else s[1] for s in seats]
         players = {seat: held[0] for seat, held in enumerate(seats) if held is not None}
-        room = self.rooms.create_public(rules, names, players, self.timing(), self.now())
+        room = self.rooms.create_public(rules, names, players, self.timing(), self.now(), stake)
         key = self.app.config["SECRET_KEY"]
         grants = {}
         for seat, held in enumerate(seats):

@@ -7,7 +7,8 @@ records the seated players (and takes them out of the queue) in one write. A tab
 could not be opened leaves its players queued for the next wave.
 
 `open_table` is the seam between the lobby and the rooms. In one process (LOBBY "here") it is
-`in_process(tables)`: the rooms' owner (`Tables.create_public`) called directly. In a cluster
+`in_process(tables)`: the rooms' owner (`Tables.create_public`) called directly; a stake
+table (SPEC §13) passes its stake too, `open_table(game, seats, stake)`. In a cluster
 the lobby's process has no rooms: `over_http(shard_urls, secret_key)` POSTs the game and
 seats to a shard's own address (`DOMINO_SHARD_URLS`) at `PATH`, signed with an HMAC of the
 shared secret key (itsdangerous, salt `SALT`), where the shard calls the same
@@ -15,6 +16,10 @@ shared secret key (itsdangerous, salt `SALT`), where the shard calls the same
 are spread over the shards in turn; a shard that fails (down, slow past `TIMEOUT`, refusing)
 is passed over for the next, and when every shard failed the call raises, so the wave leaves
 the table's players queued. nginx never routes `PATH` from outside.
+
+A stake table (SPEC §13) forms as its players join (`domino.lobby.stakes`); a wave opens it
+once full, with its stake, and first expires every one still forming `stake_wait` seconds
+after it opened (`DOMINO_STAKE_WAIT_SECONDS`), every stake returned.
 
 A player is paired by the rating the lobby keeps for the game's kind (two seats: `duel`;
 three or four: `table`), as the player page shows it (`lobby_rating`).
@@ -35,6 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from itsdangerous import URLSafeTimedSerializer
 
 from ...lobby.ratings import kind_of
+from ...lobby.stakes import WAIT_SECONDS
 from ...players.pairing import FILL_SECONDS, SEATS, Waiting, pair
 from .tables import Opened
 
@@ -54,8 +60,8 @@ log = logging.getLogger(__name__)
 def in_process(tables) -> Callable:
     """The seam's in-process side: open the public room on this process's rooms' owner."""
 
-    def open_table(game: str, seats) -> Opened:
-        return tables.create_public(game, seats)
+    def open_table(game: str, seats, stake: int = 0) -> Opened:
+        return tables.create_public(game, seats, stake)
 
     return open_table
 
@@ -71,7 +77,7 @@ class NoShard(RuntimeError):
 
 def over_http(
     shard_urls: Sequence[str], secret_key: str, timeout: float = TIMEOUT
-) -> Callable[[str, list], Opened]:
+) -> Callable[..., Opened]:
     """The seam's side in a cluster: open the public room on a shard (its own address, e.g.
     http://10.0.0.2:8001), each table on the next shard in turn, passing over one that fails;
     NoShard if none opened it. `timeout` bounds each attempt's connection and each read."""
@@ -82,8 +88,10 @@ def over_http(
     turns = itertools.count()
     turn_lock = threading.Lock()
 
-    def open_table(game: str, seats) -> Opened:
+    def open_table(game: str, seats, stake: int = 0) -> Opened:
         payload = {"game": game, "seats": [None if s is None else list(s) for s in seats]}
+        if stake:
+            payload["stake"] = stake
         people = {s[0] for s in seats if s is not None}
         with turn_lock:
             first = next(turns) % len(urls)
@@ -151,10 +159,12 @@ class Waves:
         every: float = WAVE_SECONDS,
         clock: Callable[[], float] = time.time,
         rating: Callable[[str, str], float] = lambda player, game: RATING,
+        stake_wait: float = WAIT_SECONDS,
     ) -> None:
         self.lobby = lobby
         self.open_table = open_table
         self.fill = fill
+        self.stake_wait = stake_wait
         self.every = every
         self.clock = clock
         self.rating = rating
@@ -169,6 +179,7 @@ class Waves:
             return self._wave(self.clock())
 
     def _wave(self, now: float) -> list[Opened]:
+        self.lobby.expire_stakes(now - self.stake_wait, now)
         queued = self.lobby.waiting()
         if not queued:
             return []
@@ -183,7 +194,7 @@ class Waves:
             self.lobby.drop_queued(gone)
         entries = {e.player: e for e in queued if e.player in names}
         waiting = [
-            Waiting(e.player, e.game, self.rating(e.player, e.game), e.since, e.stake)
+            Waiting(e.player, e.game, self.rating(e.player, e.game), e.since, e.stake, e.table)
             for e in entries.values()
         ]
         blocks = self.lobby.blocks_among(entries)
@@ -206,6 +217,8 @@ class Waves:
         def open_one(table) -> Opened | None:
             seats = [None if p is None else (p, names[p]) for p in table.seats]
             try:
+                if table.stake:
+                    return self.open_table(table.game, seats, table.stake)
                 return self.open_table(table.game, seats)
             except Exception:
                 log.exception("opening a %s table failed", table.game)

@@ -5,8 +5,11 @@ sends them to the lobby's process, whose waves open the tables on the shards ove
 (`DOMINO_SHARD_URLS`); a lobby's process that knows no shard refuses to queue anyone (503
 `quick-match-closed`).
 
-Stakes come with the coins (issue 32): the form has no stake yet, and a posted stake other
-than 0 is refused.
+A stake (SPEC §13: 100, 250, 500 or 1,000 coins, at `match-100` and `pairs`) joins a stake
+table as it forms (`domino.lobby.stakes`), the stake held at once: too few coins, or a stake
+held already, refuse it with nothing changed. Its waiting page says how long the table has
+before it expires; leaving returns the stake at once, and an expired table's players are
+told on their waiting page that every stake went back.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import time
 
 from flask import Blueprint, current_app, render_template, request, url_for
 
+from ...lobby import QueueRefused
+from ...players.coins import STAKE_GAMES, STAKES
 from ...players.pairing import SEATS
 from ..live.grants import GRANT_SECONDS
 from ..signin import go, the_lobby, who
@@ -26,6 +31,7 @@ bp = Blueprint("play", __name__)
 
 GAMES = tuple(SEATS)  # classic, match-100, block, international, three, pairs
 NO_STORE = {"Cache-Control": "no-store"}
+NOTICE_SECONDS = 600  # how long the waiting page tells a player their stake table expired
 
 
 def games() -> list[tuple[str, str]]:
@@ -36,7 +42,12 @@ def games() -> list[tuple[str, str]]:
 @bp.app_context_processor
 def _public_games() -> dict:
     """The quick match form's games, for every page that shows it (the home page too)."""
-    return {"public_games": games}
+    return {"public_games": games, "stakes": STAKES, "stake_games": games_at_stake}
+
+
+def games_at_stake() -> list[str]:
+    """The names of the games played at a stake, as the form's hint gives them."""
+    return [preset_name(game) for game in STAKE_GAMES]
 
 
 def _refused(code: str, **values):
@@ -59,16 +70,26 @@ def join():
     if player is None:
         return _refused("not-signed-in", signed_out=True)
     game = request.form.get("game", "")
-    stake = request.form.get("stake", "0")
+    stake = request.form.get("stake", "0") or "0"
     if game not in GAMES:
         return _refused("bad-game")
-    if stake not in ("", "0"):
-        return _refused("stakes-closed")
+    if stake not in ("0", *map(str, STAKES)):
+        return _refused("bad-stake")
+    stake = int(stake)
+    if stake and game not in STAKE_GAMES:
+        return _refused("stake-game")
     # No waves: the lobby's own process of a cluster that knows no shard to open tables on
     # (DOMINO_SHARD_URLS unset: domino/web/__init__.py). Nobody would ever be seated.
     if current_app.extensions.get("waves") is None:
         return _refused("quick-match-closed")
-    store.join_queue(player.id, game)
+    try:
+        if stake:
+            wait = current_app.config["STAKE_WAIT_SECONDS"]
+            store.join_stake(player.id, game, stake, SEATS[game], wait=wait)
+        else:
+            store.join_queue(player.id, game)
+    except QueueRefused as refused:
+        return _refused(refused.code, coins=store.coins(player.id), stake=stake)
     _poke()
     return go(url_for("play.waiting"))
 
@@ -93,7 +114,7 @@ def waiting():
     if answer is not None:
         return answer
     if queued is None:
-        return render_template("play.html"), 200, NO_STORE
+        return render_template("play.html", notice=_notice(who().id)), 200, NO_STORE
     page = render_template("play.html", queue=_queue_values(queued))
     return page, 200, NO_STORE
 
@@ -135,11 +156,26 @@ def _grant_url(path: str) -> str:
     return request.script_root + path
 
 
+def _notice(player: str):
+    """The player's stake table that expired lately, if one did (its notice)."""
+    notice = the_lobby().stake_notice(player)
+    if notice is None or time.time() - notice.at > NOTICE_SECONDS:
+        return None
+    return notice
+
+
 def _queue_values(queued) -> dict:
-    waited = max(0, math.floor(time.time() - queued.since))
-    return {
+    now = time.time()
+    values = {
         "game": queued.game,
         "name": preset_name(queued.game),
-        "waited": waited,
+        "waited": max(0, math.floor(now - queued.since)),
         "fill": int(current_app.config["FILL_SECONDS"]),
+        "stake": queued.stake,
     }
+    if queued.table is not None:
+        table = the_lobby().stake_table(queued.table)
+        ends = table.opened_at + current_app.config["STAKE_WAIT_SECONDS"]
+        values["expires_in"] = max(0, math.ceil(ends - now))
+        values["pot"] = queued.stake * table.seats
+    return values

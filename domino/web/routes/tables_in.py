@@ -5,14 +5,15 @@ shard's own address (never through nginx, which refuses /internal/ from outside)
 signed with an HMAC of the shared secret key (itsdangerous, salt `waves.SALT`, at most
 `waves.MAX_AGE` seconds old): {"game": a public game, "seats": by seat [player id, name] for a
 person, or null for the computer}, with exactly the game's seats and at least one person,
-nobody twice. The shard opens the room with the same narrow function the lobby calls in one
-process (`Tables.create_public`) and answers {"room": its id, "grants": {player id: the seat
-grant's path}}.
+nobody twice; and at a stake table (SPEC §13) "stake": the coins each person staked, one of
+`coins.STAKES`, at a stake game, with a person in every seat. The shard opens the room with
+the same narrow function the lobby calls in one process (`Tables.create_public`) and answers
+{"room": its id, "grants": {player id: the seat grant's path}}.
 
 A bad or missing signature is 403, a payload that is not such a table 400 with its code
-(`bad-payload`, `bad-game`, `bad-seats`, `no-person`, `same-player-twice`): nothing is
-created. The lobby's own process (LOBBY "only") has no rooms and answers 404 (this path is
-none of its own: domino/web/__init__.py).
+(`bad-payload`, `bad-game`, `bad-seats`, `no-person`, `same-player-twice`, `bad-stake`):
+nothing is created. The lobby's own process (LOBBY "only") has no rooms and answers 404
+(this path is none of its own: domino/web/__init__.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 from flask import Blueprint, current_app, jsonify, request
 from itsdangerous import BadSignature
 
+from ...players.coins import STAKE_GAMES, STAKES
 from ...players.names import MAX_LENGTH
 from ...players.pairing import SEATS
 from ..live.waves import MAX_AGE, PATH, signer
@@ -49,16 +51,16 @@ def tables_in():
     except BadSignature:
         return jsonify(error="bad-signature"), 403
     try:
-        game, seats = _table(payload)
+        game, seats, stake = _table(payload)
     except _Bad as error:
         return jsonify(error=str(error)), 400
-    opened = services.create_public(game, seats)
+    opened = services.create_public(game, seats, stake)
     return jsonify(room=opened.room, grants=opened.grants)
 
 
-def _table(payload) -> tuple[str, list]:
-    """(game, seats as `create_public` takes them) from the payload, or _Bad(code)."""
-    if not isinstance(payload, dict) or set(payload) != {"game", "seats"}:
+def _table(payload) -> tuple[str, list, int]:
+    """(game, seats as `create_public` takes them, stake) from the payload, or _Bad(code)."""
+    if not isinstance(payload, dict) or set(payload) - {"stake"} != {"game", "seats"}:
         raise _Bad("bad-payload")
     game, given = payload["game"], payload["seats"]
     if not isinstance(game, str) or game not in SEATS:
@@ -81,4 +83,12 @@ def _table(payload) -> tuple[str, list]:
         raise _Bad("no-person")
     if len(set(people)) != len(people):
         raise _Bad("same-player-twice")
-    return game, seats
+    stake = payload.get("stake", 0)
+    if stake != 0 and (
+        type(stake) is not int
+        or stake not in STAKES
+        or game not in STAKE_GAMES
+        or len(people) != len(seats)
+    ):
+        raise _Bad("bad-stake")
+    return game, seats, stake

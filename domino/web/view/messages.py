@@ -153,7 +153,15 @@ REFUSALS = {
     "quick-match-closed": N_(
         "Quick match is not open on this server yet: play a friend or the computer meanwhile."
     ),
-    "stakes-closed": N_("Stake tables are not open yet: play without a stake for now."),
+    "bad-stake": N_("Choose a stake of 100, 250, 500 or 1,000 coins, or no stake."),
+    "stake-game": N_("Stakes are played at Match to 100 and at Pairs only: choose one of them."),
+    "not-enough-coins": N_(
+        "You do not have enough coins for that stake: choose a smaller one, or play without."
+    ),
+    "already-staked": N_(
+        "Your stake is held at a table that is filling: wait for it, or leave it to get your "
+        "coins back before you join another."
+    ),
     # a rate limit (web/guard/limits.py)
     "too-many-deals": N_(
         "That is a lot of fresh deals in a short time: wait a little before dealing again. "
@@ -217,7 +225,10 @@ STATUSES = {
     "grant-used": 409,
     "grant-not-yours": 403,
     "bad-game": 400,
-    "stakes-closed": 400,
+    "bad-stake": 400,
+    "stake-game": 400,
+    "not-enough-coins": 409,
+    "already-staked": 409,
 }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from flask import Blueprint, make_response, render_template, request, url_for
+from flask import Blueprint, current_app, make_response, render_template, request, url_for
 from flask_babel import format_datetime, gettext
 
 from ...lobby import NameTaken
@@ -75,6 +75,9 @@ def coin_figures() -> dict:
         "friend": coin_rules.PLACES[2][0] // 2,
         "friend_three": coin_rules.PLACES[3][0] // 2,
         "friend_pairs": coin_rules.PAIRS[0] // 2,
+        "stakes": coin_rules.STAKES,
+        # how long a stake table may take to fill, in whole minutes (at least one)
+        "stake_minutes": max(1, round(current_app.config["STAKE_WAIT_SECONDS"] / 60)),
     }
 
 

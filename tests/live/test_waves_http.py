@@ -204,3 +204,22 @@ def test_a_wave_over_http_seats_its_players_on_a_shard_or_leaves_them_queued(sha
 def test_over_http_needs_a_shard():
     with pytest.raises(ValueError, match="at least one"):
         over_http(["", " "], KEY)
+
+
+def test_a_full_stake_table_opens_on_a_shard_with_its_stake(shards, tmp_path):
+    s1, _s2 = shards
+    lobby = Lobby(str(tmp_path / "lobby.sqlite3"), names.canonical)
+    try:
+        ana = lobby.take_name("Ana_Stake", "test")[0].id
+        bob = lobby.take_name("Bob_Stake", "test")[0].id
+        table = lobby.join_stake(ana, "match-100", 250, 2)
+        assert lobby.join_stake(bob, "match-100", 250, 2) == table
+        wave = Waves(lobby, over_http([s1.url], KEY))
+        (opened,) = wave.wave()
+        room = s1.services.get(opened.room)
+        assert room.stake == 250 and room.kind == "public" and None not in room.seats
+        seated = lobby.stake_table(table)
+        assert (seated.state, seated.room) == ("seated", opened.room)
+        assert lobby.held(table) == {ana: 250, bob: 250}
+    finally:
+        lobby.close()

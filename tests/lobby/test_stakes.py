@@ -509,6 +509,23 @@ def test_a_stake_result_with_another_stake_than_its_tables_pays_nothing(
     assert lobby.balance(escrow_account(table)) == 500
 
 
+def test_a_result_naming_a_stranger_pays_them_nothing_and_refunds_the_absent_holder(
+    lobby, people, clock, rooms, path
+):
+    ana, bob, cleo = people[:3]
+    table, opening = seat_up(lobby, clock, rooms, "match-100", 250, [ana, bob])
+    seats = tuple(cleo if p == bob else p for p in opening.seats)  # not as the lobby seated
+    won = seats.index(cleo)
+    forged = stake_result(Opening(opening.room, opening.game, seats, 250), {won: 1, 1 - won: 2})
+    lobby.apply_result(forged, now=clock.now + 600)
+    assert lobby.coins(cleo) == GRANT  # she staked nothing: she wins nothing
+    assert lobby.coins(bob) == GRANT  # his stake, held but not at the table, comes back
+    assert lobby.coins(ana) == 750 + 250  # the only holder seated: the pot of stakes held
+    assert lobby.balance(escrow_account(table)) == 0
+    assert lobby.escrow_state(table) == "settled"
+    assert audited(path) == []
+
+
 # -- a wave racing a leave
 
 
@@ -640,6 +657,31 @@ def test_200_joins_at_once_with_coins_for_one_stake_hold_exactly_one(lobby, peop
     ana = people[0]
     answers = join_at_once(lobby, ana, ATTEMPTS, threading.Barrier(ATTEMPTS))
     held_exactly_one(lobby, path, ana, answers)
+
+
+def test_200_players_joining_pairs_at_once_fill_50_tables_of_four(lobby, path):
+    players = [lobby.take_name(f"P{n}", now=NOON)[0].id for n in range(ATTEMPTS)]
+    gate = threading.Barrier(ATTEMPTS)
+    tables: dict[str, str] = {}
+
+    def join(player: str) -> None:
+        gate.wait()
+        tables[player] = lobby.join_stake(player, "pairs", 100, 4, now=NOON)
+
+    threads = [threading.Thread(target=join, args=(player,)) for player in players]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    sizes = Counter(tables.values())
+    assert len(tables) == ATTEMPTS and sorted(sizes.values()) == [4] * (ATTEMPTS // 4)
+    for table in sizes:
+        assert set(lobby.held(table)) == {p for p, t in tables.items() if t == table}
+    rooms = Rooms()
+    waves(lobby, Clock(NOON + 1), rooms).wave()
+    assert len(rooms.opened) == ATTEMPTS // 4 and lobby.waiting() == []
+    assert all(t.state == "seated" for t in lobby.stake_tables())
+    assert audited(path) == []
 
 
 def _join_from_a_process(path, player: str, count: int, start, answers) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import ledger
+from .stakes import leave_in
 
 SESSION_SECONDS = 400 * 24 * 3600  # a session lasts 400 days from its last use
 TOUCH_SECONDS = 3600  # a session's last use is written at most this often
@@ -210,9 +211,12 @@ class Accounts:
 
     def delete_player(self, player_id: str) -> bool:
         """Delete an account: its name, sessions, passkeys, recovery codes, invitations (sent
-        and received) and blocks (either way) are gone. False if there was no such player."""
+        and received) and blocks (either way) are gone, and a stake held at a table still
+        forming is returned first (`stakes.leave_in`: the table no longer counts them). False
+        if there was no such player."""
 
         def delete(conn: sqlite3.Connection) -> bool:
+            leave_in(conn, player_id, time.time())
             for table, column in PLAYER_TABLES:
                 conn.execute(f"DELETE FROM {table} WHERE {column} = ?", [player_id])
             return conn.execute("DELETE FROM players WHERE id = ?", [player_id]).rowcount > 0

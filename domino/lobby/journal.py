@@ -184,6 +184,20 @@ def held_in(conn: sqlite3.Connection, table: str) -> dict[str, int]:
     return held_from(conn.execute(HELD_SQL, {"escrow": escrow_account(table)}).fetchall())
 
 
+STAKED_SQL = (  # what a player has in escrows still open: stakes held less paid back
+    "SELECT coalesce(sum(CASE WHEN t.debit = :a THEN t.amount ELSE -t.amount END), 0)"
+    " FROM transfers t JOIN ledger_accounts e"
+    " ON e.name = CASE WHEN t.debit = :a THEN t.credit ELSE t.debit END"
+    " WHERE (t.debit = :a OR t.credit = :a) AND e.name LIKE 'escrow:%' AND e.closed IS NULL"
+)
+
+
+def staked_in(conn: sqlite3.Connection, player: str) -> int:
+    """The coins the player has held at tables not yet settled or expired (the caller's
+    transaction)."""
+    return conn.execute(STAKED_SQL, {"a": player_account(player)}).fetchone()[0]
+
+
 def held_from(rows) -> dict[str, int]:
     held: dict[str, int] = {}
     for account, amount, _ in rows:

@@ -34,6 +34,7 @@ from .journal import (
     kind,
     player_account,
     post,
+    staked_in,
 )
 
 __all__ = [
@@ -109,12 +110,15 @@ def result_rewards(result: Result) -> list[Transfer]:
 
 def top_up_in(conn: sqlite3.Connection, player: str, now: float) -> int:
     """At a player's first visit of a UTC day, bring their balance up to TOP_UP; the coins
-    paid (0 on any later visit that day, and that day if they had TOP_UP or more then)."""
+    paid (0 on any later visit that day, and that day if they had TOP_UP or more then). What
+    they hold at stake tables still open counts as theirs: a stake held at 23:59 and
+    returned after midnight earns no top-up."""
     day = day_of(now)
     sql = "INSERT OR IGNORE INTO top_up_days (player, day, at) VALUES (?, ?, ?)"
     if conn.execute(sql, [player, day, now]).rowcount == 0:
         return 0  # another page of the day decided it
-    amount = coins.top_up(balance_in(conn, player_account(player)))
+    # A stake held at a table counts as the player's: it comes back, or wins.
+    amount = coins.top_up(balance_in(conn, player_account(player)) + staked_in(conn, player))
     if amount:
         key = f"top-up:{player}:{day}"
         post(conn, [Transfer(key, BANK, player_account(player), amount, "top-up")], now)

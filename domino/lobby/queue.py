@@ -105,16 +105,18 @@ class Queue:
         again meanwhile, for another game, stays queued with it). A stake table's players
         are seated only if it is still forming with exactly them (`stakes.seat_in`)."""
         now = time.time() if now is None else now
-        stake_rooms: dict[str, tuple[str, list[str]]] = {}
+        stake_rooms: dict[str, tuple[str, list[tuple[str, float]]]] = {}
         for entry, room, _grant in seated:
             if entry.table is not None:
-                stake_rooms.setdefault(entry.table, (room, []))[1].append(entry.player)
+                stake_rooms.setdefault(entry.table, (room, []))[1].append(
+                    (entry.player, entry.since)
+                )
 
         def record(conn: sqlite3.Connection) -> None:
             seats_taken = {
                 table
-                for table, (room, people) in stake_rooms.items()
-                if seat_in(conn, table, room, people, now)
+                for table, (room, entries) in stake_rooms.items()
+                if seat_in(conn, table, room, entries, now)
             }
             for entry, room, grant in seated:
                 if entry.table is not None and entry.table not in seats_taken:

@@ -164,14 +164,18 @@ def _close_forming(conn: sqlite3.Connection, table: str, now: float) -> None:
     )
 
 
-def seat_in(conn: sqlite3.Connection, table: str, room: str, people, now: float) -> bool:
+def seat_in(conn: sqlite3.Connection, table: str, room: str, entries, now: float) -> bool:
     """Mark a full table seated in `room` (the caller's transaction) if it is still forming
-    with exactly `people` (see the module); False, and nothing changed, if not."""
+    with exactly the queue entries `entries` (player, since) the wave read, and their stakes
+    alone held (see the module); False, and nothing changed, if not (one who left and
+    joined again meanwhile has a new entry: that room is nobody's)."""
     state = conn.execute("SELECT state FROM stake_tables WHERE id = ?", [table]).fetchone()
-    if state is None or state[0] != "forming" or set(_members(conn, table)) != set(people):
+    if state is None or state[0] != "forming":
         return False
-    held = held_in(conn, table)
-    if set(held) != set(people):
+    sql = "SELECT player, since FROM queue WHERE table_id = ?"
+    if {tuple(row) for row in conn.execute(sql, [table])} != set(entries):
+        return False
+    if set(held_in(conn, table)) != {player for player, _ in entries}:
         return False
     conn.execute(
         "UPDATE stake_tables SET state = 'seated', room = ?, changed_at = ? WHERE id = ?",

@@ -143,12 +143,18 @@ def test_a_transfer_the_ledger_never_writes_is_refused(lobby, transfer):
     assert lobby.balance(BANK) == 0
 
 
+def lose(lobby, player: str, table: str, coins: int, now: float = NOON) -> None:
+    """The player stakes `coins` at `table` and loses them (forfeit to the bank)."""
+    lobby.hold(f"h-{table}", player, table, coins, now=now)
+    lobby.settle(table, f"{table}/1", [Payout(None, None, coins, "forfeit")], now=now)
+
+
 def test_the_daily_top_up_is_paid_at_the_first_visit_of_a_utc_day(lobby, ana):
-    lobby.hold("h1", ana, "t1", 900, now=NOON)
+    lose(lobby, ana, "t1", 900)
     assert lobby.top_up(ana, now=NOON) == 100  # 100 left: up to 200
     assert lobby.top_up(ana, now=NOON + 60) == 0  # another page the same day
     assert lobby.coins(ana) == 200
-    lobby.hold("h2", ana, "t2", 150, now=NOON)
+    lose(lobby, ana, "t2", 150)
     assert lobby.top_up(ana, now=NOON + 11 * 3600) == 0  # 23:00, still that day
     assert lobby.top_up(ana, now=NOON + 12 * 3600) == 150  # midnight UTC: a new day
     assert lobby.top_up(ana, now=NOON + DAY + 1) == 0
@@ -160,13 +166,20 @@ def test_the_daily_top_up_is_paid_at_the_first_visit_of_a_utc_day(lobby, ana):
 
 def test_a_player_with_200_or_more_at_the_first_visit_gets_nothing_that_day(lobby, ana):
     assert lobby.top_up(ana, now=NOON) == 0
-    lobby.hold("h1", ana, "t1", 1000, now=NOON)
+    lose(lobby, ana, "t1", 1000)
     assert lobby.top_up(ana, now=NOON + 60) == 0  # the day's first visit decided it
     assert lobby.top_up(ana, now=NOON + DAY) == 200
 
 
+def test_a_stake_still_held_counts_as_the_players_for_the_top_up(lobby, ana):
+    lobby.hold("h1", ana, "t1", 1000, now=NOON)  # held at a table not yet settled
+    assert lobby.top_up(ana, now=NOON) == 0
+    lobby.expire("t1", now=NOON + 60)
+    assert lobby.coins(ana) == 1000  # back, and no top-up on top of it
+
+
 def test_pages_loading_at_once_pay_the_top_up_once(lobby, ana):
-    lobby.hold("h1", ana, "t1", 1000, now=NOON)
+    lose(lobby, ana, "t1", 1000)
     paid = []
     threads = [
         threading.Thread(target=lambda: paid.append(lobby.top_up(ana, now=NOON))) for _ in range(20)
@@ -384,7 +397,13 @@ class LedgerMachine(RuleBasedStateMachine):
     def visit(self, data):
         player = data.draw(st.sampled_from(list(self.coins)))
         day = data.draw(st.integers(0, 3))
-        expected = 0 if (player, day) in self.visited else max(0, 200 - self.coins[player])
+        staked = sum(
+            table.stake
+            for table in self.tables.values()
+            if table.state is None and player in table.members
+        )  # held at tables still open: the player's too
+        owned = self.coins[player] + staked
+        expected = 0 if (player, day) in self.visited else max(0, 200 - owned)
         assert self.lobby.top_up(player, now=NOON + day * DAY) == expected
         self.visited.add((player, day))
         self.coins[player] += expected

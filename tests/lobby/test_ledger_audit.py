@@ -36,8 +36,10 @@ def played(path):
     ana = lobby.take_name("Ana")[0].id
     bob = lobby.take_name("Bob")[0].id
     lobby.hold("h1", ana, "t1", 1000)
+    lobby.settle("t1", "t1/1", [Payout(None, None, 1000, "forfeit")])  # lost, to the bank
     lobby.top_up(ana)
-    lobby.expire("t1")
+    lobby.hold("h5", bob, "t4", 500)
+    lobby.expire("t4")
     lobby.hold("h2", ana, "t2", 100)
     lobby.hold("h3", bob, "t2", 100)
     lobby.settle("t2", "t2/1", [Payout(0, ana, 200, "pot")])
@@ -52,7 +54,7 @@ def test_a_sound_ledger_passes_every_check(played):
     done = run_audit(path)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == f"ledger audit of {path}: 6 accounts, 11 transfers"
+    assert lines[0] == f"ledger audit of {path}: 7 accounts, 13 transfers"
     assert [line[:4] for line in lines[1:]] == ["ok  "] * 6
     assert "every settled or expired escrow is zero" in done.stdout
 

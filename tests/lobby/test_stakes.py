@@ -235,6 +235,20 @@ def test_leaving_refunds_at_once_and_the_last_to_leave_closes_the_escrow_expired
     assert audited(path) == []
 
 
+def test_a_stake_held_overnight_counts_as_the_players_for_the_days_top_up(lobby, people, path):
+    ana, bob = people[:2]
+    table = lobby.join_stake(ana, "match-100", 1000, 2, now=NOON)
+    assert lobby.coins(ana) == 0
+    next_day = NOON + 24 * 3600
+    assert lobby.top_up(ana, now=next_day) == 0  # her 1000 are at the table, not gone
+    assert lobby.leave_queue(ana, now=next_day + 1) == 1000
+    assert lobby.coins(ana) == GRANT  # 1000, not 1200
+    assert lobby.stake_table(table).state == "expired"
+    lobby.join_stake(bob, "match-100", 1000, 2, now=next_day)
+    assert lobby.top_up(bob, now=next_day + 24 * 3600) == 0
+    assert audited(path) == []
+
+
 def test_leaving_a_free_queue_returns_nothing(lobby, people):
     ana = people[0]
     lobby.join_queue(ana, "classic", now=NOON)
@@ -561,12 +575,6 @@ def test_a_wave_whose_table_expired_meanwhile_seats_nobody_of_it(lobby, people, 
     assert audited(path) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: seat_in compares the players, not their queue entries; a player "
-    "who left and joined the same table again while its room opened stays queued at the "
-    "seated table, and their leave then refunds the whole seated table's escrow",
-)
 def test_a_player_who_left_and_came_back_while_the_room_opened_is_not_left_queued(
     lobby, people, path
 ):
@@ -591,13 +599,7 @@ def test_a_player_who_left_and_came_back_while_the_room_opened_is_not_left_queue
     assert audited(path) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: a deleted player's stake stays held, so a table they joined, filled "
-    "by others, never passes seat_in's held == people check: every wave opens it again as a "
-    "room nobody is seated at, until it expires",
-)
-def test_a_table_a_deleted_player_had_joined_opens_no_room_nobody_sits_at(
+def test_a_deleted_players_stake_goes_back_and_their_table_no_longer_counts_them(
     lobby, people, clock, rooms
 ):
     ana, bob, cleo = people[:3]
@@ -610,8 +612,11 @@ def test_a_table_a_deleted_player_had_joined_opens_no_room_nobody_sits_at(
         clock.now = NOON + 3 + 2 * step
         wave.wave()
     seated = {room for p in (bob, cleo) if (room := getattr(lobby.seated(p), "room", None))}
-    assert {opening.room for opening in rooms.opened} <= seated  # every room opened is theirs
-    assert lobby.stake_table(table).state in ("seated", "forming")
+    assert {opening.room for opening in rooms.opened} == seated  # one room, theirs
+    assert len(seated) == 1
+    assert lobby.stake_table(table).state == "expired"  # emptied: her stake went back at once
+    assert lobby.balance(escrow_account(table)) == 0
+    assert lobby.coins(ana) == 1000
 
 
 # -- 200 joins at once of one player with coins for one stake

@@ -93,9 +93,8 @@ ENTRY = re.compile(
     r' data-reason="([\w-]+)" data-key="([^"]*)"'
 )
 COINS = re.compile(r"<span data-coins>(\d+)</span>")
-LOST = (
-    "so it counts as lost"  # the refusal ("match-lost") of a move from a seat gone to the computer
-)
+# The refusal ("match-lost") of a move from a seat gone to the computer, its match lost.
+LOST = "so it counts as lost"
 
 
 class Player(results_drill.Player):
@@ -390,7 +389,7 @@ class Drill:
                     return "payout", self.rng.choice(("lobby", shard))
             if aim == "any":
                 return "any", None
-        return "timed out", None
+        return f"{aim}, timed out", None
 
     def expiry_due(self) -> bool:
         """A forming table whose wait ends within the next half second."""
@@ -420,6 +419,10 @@ class Drill:
                 victim = "lobby"
             else:
                 victim = self.rng.choice(("lobby", "s1", "s2"))
+        if self.result_unsent() is not None:
+            self.count("at a kill: a result not yet applied")
+        if read(self.lobby_db, "SELECT 1 FROM stake_tables WHERE state = 'forming' LIMIT 1"):
+            self.count("at a kill: a table forming")
         self.cluster.kill(victim)
         self.count("kills")
         self.count(f"kills of {victim}")
@@ -498,6 +501,9 @@ class Drill:
         reasons = dict(read(db, "SELECT reason, count(*) FROM transfers GROUP BY reason"))
         states = dict(read(db, "SELECT state, count(*) FROM stake_tables GROUP BY state"))
         one = lambda sql: read(db, sql)[0][0]  # noqa: E731
+        seated = [
+            room for (room,) in read(db, "SELECT room FROM stake_tables WHERE room IS NOT NULL")
+        ]
         held = read(
             db,
             "SELECT name, balance FROM ledger_accounts WHERE name LIKE 'escrow:%' AND balance != 0",
@@ -523,7 +529,16 @@ class Drill:
             "transfers": sum(reasons.values()),
             "tables": sum(states.values()),
             "escrows_holding": [f"{name} {balance}" for name, balance in held][:10],
+            "rooms_nobodys": len(self.stake_rooms() - set(seated)),
         }
+
+    def stake_rooms(self) -> set[str]:
+        """The stake rooms the shards opened (a room's `stake` event): one more than the
+        lobby seated is a room opened by a wave whose record a kill cut off (nobody's)."""
+        rooms = set()
+        for db in self.cluster.shard_dbs.values():
+            rooms |= {room for (room,) in read(db, "SELECT room FROM events WHERE type = 'stake'")}
+        return rooms
 
     # -- the run ----------------------------------------------------------------------------
 
@@ -578,6 +593,8 @@ class Drill:
             self.violation("final audit", audit_run.returncode)
         summary = {
             "kills": self.counts["kills"],
+            "kills_with_a_result_unapplied": self.counts["at a kill: a result not yet applied"],
+            "kills_with_a_table_forming": self.counts["at a kill: a table forming"],
             "kills_by": {
                 k.removeprefix("kills "): v
                 for k, v in sorted(self.counts.items())
@@ -611,6 +628,7 @@ class Drill:
             "lobby_db": str(self.lobby_db),
             "violations": self.violations[:10],
             "stuck_tables_left": self.counts["stuck tables left"],
+            "stuck": self.stuck[:3],
             "player_failures": self.failures[:5],
             "settle_seconds": self.counts["settle seconds"],
             "seconds": round(time.monotonic() - started, 1),

@@ -15,7 +15,8 @@ join stake tables through quick match (POST /play/ with a game and a stake: `mat
   match's end, so matches end without a click); if it did not, it expires after
   DOMINO_STAKE_WAIT_SECONDS and every stake comes back.
 
-A player refused for too few coins retires, and a new one takes their name with a fresh grant.
+A player refused with fewer coins than the smallest stake retires; a new one, under a new name
+and with a fresh grant, takes their place.
 Every player reads their statement (/me/coins) after each table and notes every entry it shows
 (`data-ledger-entry`: key, amount, balance after).
 

@@ -160,8 +160,9 @@ def next_deal(
     """The next deal's question and buttons (next.html): drawn once for every seat that reads
     the same language and has said the same, until that changes (a rematch request: for
     each seat); the room's version goes into its buttons at each use. At a public table
-    (`play`: quick match's page) only "Continue" between a match's rounds, and once the
-    match is over a link to play again."""
+    (`play`: quick match's page) only "Continue" between a match's rounds (none for a seat
+    whose player lost the match by leaving it), and once the match is over a link to play
+    again."""
     seat_view = tv.game
     kind = next_kind(tv)
     asks = tv.full and tv.kind == "friend" and not seat_view.over and (not many or tv.people > 1)
@@ -175,6 +176,8 @@ def next_deal(
         "loses": tv.full and not seat_view.over and not asks,
         "rematch": seat_view.over and tv.full and not tv.rematch and not tv.public,
         "play": play if tv.public else None,
+        # a seat whose player lost the match by leaving it: nothing to answer until it ends
+        "lost": tv.seat in tv.lost and (not seat_view.over or kind == "continue"),
         "room_url": room_url,
         "seq_vals": markup.SEQ_MARK,  # the same part serves every move until something else changes
     }

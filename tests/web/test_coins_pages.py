@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from domino.players import coins
+from domino.players.coins import Payout
 from domino.web.routes import players as players_routes
 from tests.support.players import take_name
 from tests.support.results import MONDAY, result
@@ -134,7 +135,8 @@ def test_the_statement_is_refused_to_a_browser_signed_in_as_nobody(app):
 def test_the_daily_top_up_is_paid_once_however_many_pages_load(app, clock):
     client, ana = signed_in(app)
     client.get("/")  # where taking the name goes: the day's first page, at 1,000
-    lobby(app).hold(f"stake:t1:{ana}", ana, "t1", 900)  # down to 100 (a stake, held)
+    lobby(app).hold(f"stake:t1:{ana}", ana, "t1", 900)  # down to 100: a stake, then lost
+    lobby(app).settle("t1", "t1/1", [Payout(None, None, 900, "forfeit")])
     for path in PAGES:  # the same day: decided already
         client.get(path)
     assert lobby(app).coins(ana) == 100

@@ -105,7 +105,7 @@ def test_the_quick_match_form_offers_the_four_stakes_and_no_stake_first(app):
     assert form.one("for", select.get("id"), tag="label").text == "Stake"
     hint = form.one("id", select.get("aria-describedby"))
     assert "Match to 100" in hint.text and "Pairs" in hint.text
-    assert "people only" in hint.text and "two minutes" in hint.text
+    assert "only people play" in hint.text and "2 minutes" in hint.text
 
 
 # -- waiting at a stake table
@@ -272,7 +272,7 @@ def test_a_public_stake_room_says_its_stake_and_a_free_one_does_not(app):
     follow(ana, staked.grants[player_id(ana)])
     table = ana.doc.one("id", "table")
     assert table.get("data-stake") == "250" and table.has("data-public")
-    assert "Stake: 250 coins a seat, a pot of 500 for the winners." in table.text
+    assert "Stake: 250 coins each; the winners take the pot of 500." in table.text
     free = open_public(app, "match-100", ana, bob)
     follow(ana, free.grants[player_id(ana)])
     table = page(ana).one("id", "table")  # this room's page (ana.doc: the highest seq seen)

@@ -505,21 +505,27 @@ class Drill:
 
 
 class Cluster:
-    """Phase 2: the lobby's process, one shard and nginx (tests/support/shards.py), each
-    program killed and started on its own; the drill's app in place of the product's."""
+    """The lobby's process, `shards` shards (s1, s2, …) and nginx (tests/support/shards.py),
+    each program killed and started on its own by its name here (`lobby`, `s1`, …; `shard`
+    too when there is one), the drill's app in place of the product's. Phase 2 of this drill
+    has one shard; bench/stakes_drill.py two."""
 
-    def __init__(self, folder: Path, env: dict) -> None:
+    def __init__(self, folder: Path, env: dict, shards: int = 1) -> None:
         from tests.support.shards import HIGH_LIMITS, Processes, cluster_in
 
-        shared = {**HIGH_LIMITS, **env}
-        cluster = cluster_in(folder / "cluster", 1, shared)
+        cluster = cluster_in(folder / "cluster", shards, {**HIGH_LIMITS, **env})
         self.processes = Processes(cluster)
         for name, program in self.processes.programs.items():
             argv = tuple(APP if part == "app:create_app()" else part for part in program.argv)
             self.processes.programs[name] = dataclasses.replace(program, argv=argv)
-        self.names = {"lobby": "lobby", "shard": "shard-s1"}
-        self.shard_db = Path(cluster.db(cluster.shard("s1")))
+        named = [f"s{n}" for n in range(1, shards + 1)]
+        self.names = {"lobby": "lobby", **{s: f"shard-{s}" for s in named}}
+        if shards == 1:
+            self.names["shard"] = "shard-s1"
+        self.shard_dbs = {s: Path(cluster.db(cluster.shard(s))) for s in named}
+        self.shard_db = self.shard_dbs["s1"]
         self.lobby_db = Path(cluster.db(cluster.lobby))
+        self.logs = cluster.state / "logs"
         self.front = types.SimpleNamespace(url=self.processes.url)  # players': nginx
 
     def start_all(self) -> None:

@@ -56,8 +56,6 @@ kept then, or with --keep.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
 import html
 import json
 import random
@@ -69,7 +67,6 @@ import sys
 import tempfile
 import threading
 import time
-import types
 import urllib.parse
 import urllib.request
 from collections import Counter
@@ -77,7 +74,7 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 
 from bench import results_drill
-from bench.results_drill import APP, outbox_rows
+from bench.results_drill import outbox_rows
 from tests.support.client import csrf_field
 from tests.support.faults import ServerDown
 from tools.ledger_audit import audit
@@ -260,38 +257,6 @@ class SeatLost(Exception):
     """The table refused our move: our seat is the computer's, the match lost."""
 
 
-class Cluster:
-    """The lobby's process, shards s1 and s2 and nginx (tests/support/shards.py), each
-    program killed and started on its own; the drill's app in place of the product's."""
-
-    def __init__(self, folder: Path, env: dict) -> None:
-        from tests.support.shards import HIGH_LIMITS, Processes, cluster_in
-
-        cluster = cluster_in(folder / "cluster", 2, {**HIGH_LIMITS, **env})
-        self.processes = Processes(cluster)
-        for name, program in self.processes.programs.items():
-            argv = tuple(APP if part == "app:create_app()" else part for part in program.argv)
-            self.processes.programs[name] = dataclasses.replace(program, argv=argv)
-        self.names = {"lobby": "lobby", "s1": "shard-s1", "s2": "shard-s2"}
-        self.shard_dbs = {s: Path(cluster.db(cluster.shard(s))) for s in ("s1", "s2")}
-        self.lobby_db = Path(cluster.db(cluster.lobby))
-        self.logs = cluster.state / "logs"
-        self.front = types.SimpleNamespace(url=self.processes.url)  # players': nginx
-
-    def start_all(self) -> None:
-        self.processes.start_all()
-
-    def kill(self, which: str) -> None:
-        self.processes.kill(self.names[which])
-
-    def start(self, which: str) -> None:
-        self.processes.start(self.names[which])
-
-    def stop_all(self) -> None:
-        with contextlib.suppress(Exception):
-            self.processes.stop_all()
-
-
 class Drill:
     """Players, kills, and the checks after each restart and at the end."""
 
@@ -326,7 +291,7 @@ class Drill:
             "DOMINO_WAVE_SECONDS": "0.5",
             "DOMINO_DRILL_SENDER_EVERY": "0.2",
         }
-        self.cluster = Cluster(folder, env)
+        self.cluster = results_drill.Cluster(folder, env, shards=2)
         self.server = self.cluster.front  # what players talk to: nginx
         self.lobby_db = self.cluster.lobby_db
         self.players = [Player(self, i) for i in range(args.players)]

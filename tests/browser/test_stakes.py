@@ -118,14 +118,20 @@ def test_a_stake_table_left_unfilled_expires_and_gives_the_stake_back(tmp_path, 
         expect(ana.locator("form[data-quick-match]")).to_have_count(1)
         expect(ana.locator("#player-bar [data-coins]")).to_have_text(str(GRANT))
 
-        entries = statement(ana.context.new_page(), live.url)
-        assert [(e.reason, e.amount, e.balance) for e in entries] == [
-            ("refund", STAKE, GRANT),
-            ("stake", -STAKE, GRANT - STAKE),
-            ("grant", GRANT, GRANT),
-        ], entries
+        entries = refunded(ana, live.url)
         table = entries[1].key.split(":")[1]
         assert entries[0].key == f"refund:expired:{table}:{player_id(live, 'Ana')}"
+
+
+def refunded(page, base_url: str):
+    """The statement of a player whose one stake came back: refund, stake, grant."""
+    entries = statement(page.context.new_page(), base_url)
+    assert [(e.reason, e.amount, e.balance) for e in entries] == [
+        ("refund", STAKE, GRANT),
+        ("stake", -STAKE, GRANT - STAKE),
+        ("grant", GRANT, GRANT),
+    ], entries
+    return entries
 
 
 def test_leaving_a_stake_queue_before_it_fills_gives_the_stake_back_at_once(tmp_path, open_context):
@@ -138,12 +144,7 @@ def test_leaving_a_stake_queue_before_it_fills_gives_the_stake_back_at_once(tmp_
         expect(ana).to_have_url(f"{live.url}/")
         expect(ana.locator("#player-bar [data-coins]")).to_have_text(str(GRANT))
 
-        entries = statement(ana.context.new_page(), live.url)
-        assert [(e.reason, e.amount, e.balance) for e in entries] == [
-            ("refund", STAKE, GRANT),
-            ("stake", -STAKE, GRANT - STAKE),
-            ("grant", GRANT, GRANT),
-        ], entries
+        entries = refunded(ana, live.url)
         assert entries[0].key == f"refund:{entries[1].key}:{player_id(live, 'Ana')}"
         # nothing waits any more: the waiting page is the form again, with no expiry notice
         ana.goto(f"{live.url}/play/")

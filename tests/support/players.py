@@ -6,7 +6,7 @@ import re
 import sqlite3
 
 from domino.web.signin import PLAYER_COOKIE, SESSION_COOKIE
-from tests.support.webkit import Table
+from tests.support.webkit import Table, parse
 
 TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -37,6 +37,16 @@ def secret(client) -> str | None:
 
 def signed(client) -> str | None:
     return cookie(client, PLAYER_COOKIE)
+
+
+def lobby_of(app):
+    """The app's lobby (its database's API)."""
+    return app.extensions["lobby"]
+
+
+def last_page(browser: Table):
+    """The last page this browser was shown (not a table), parsed."""
+    return parse(browser.seen[-1])
 
 
 def lobby_rows(app, sql: str, params=()) -> list[dict]:

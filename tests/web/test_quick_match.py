@@ -21,6 +21,8 @@ from domino.web.live.grants import grant_token
 from domino.web.live.waves import Waves, in_process
 from tests.support.drive import finish_round
 from tests.support.players import follow, named_browser, open_public, player_id
+from tests.support.players import last_page as page
+from tests.support.players import lobby_of as lobby
 from tests.support.webkit import Table, company, make_app, parse
 
 HTMX = {"HX-Request": "true"}
@@ -31,15 +33,6 @@ def app(tmp_path):
     app = make_app(tmp_path / "domino.sqlite3", seed=5)
     yield app
     app.extensions["domino"].close()
-
-
-def lobby(app):
-    return app.extensions["lobby"]
-
-
-def page(browser: Table):
-    """The last page this browser was shown (not a table)."""
-    return parse(browser.seen[-1])
 
 
 def events(app, room: str) -> list:

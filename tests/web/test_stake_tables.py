@@ -18,6 +18,8 @@ from domino.web.view.messages import REFUSALS
 from tests.support import results
 from tests.support.ledger import audited
 from tests.support.players import follow, named_browser, open_public, player_id
+from tests.support.players import last_page as page
+from tests.support.players import lobby_of as lobby
 from tests.support.webkit import Table, make_app, parse
 
 HTMX = {"HX-Request": "true"}
@@ -29,14 +31,6 @@ def app(tmp_path):
     app = make_app(tmp_path / "domino.sqlite3", seed=13)
     yield app
     app.extensions["domino"].close()
-
-
-def lobby(app):
-    return app.extensions["lobby"]
-
-
-def page(browser: Table):
-    return parse(browser.seen[-1])
 
 
 def quick_match(browser: Table, game: str, stake: str | None = None):

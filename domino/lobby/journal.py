@@ -35,7 +35,7 @@ FLOWS = {  # reason: the kinds of (debit, credit) accounts it may move coins bet
     "grant": {("bank", "player")},
     "top-up": {("bank", "player")},
     "reward": {("bank", "player")},
-    "stake": {("player", "escrow"), ("escrow", "escrow")},
+    "stake": {("player", "escrow")},
     "refund": {("escrow", "player")},
     "pot": {("escrow", "player")},
     "forfeit": {("escrow", "player"), ("escrow", "bank")},

@@ -13,8 +13,9 @@ seated by a wave, expired when left unfilled, settled by their match's result.
   opened (`DOMINO_STAKE_WAIT_SECONDS`) returns every stake, closes its escrow `expired`, takes
   its players out of the queue and leaves each a notice for their waiting page.
 - **Seating** (`seat_in`, from `Queue.record_wave`): a full table becomes `seated` with its
-  room only if it is still forming with exactly the players the wave seated (one left or it
-  expired meanwhile: that room is nobody's, and its players stay as they are).
+  room only if it is still forming with exactly the queue entries the wave read (one left,
+  or left and came back, or it expired meanwhile: that room is nobody's, and its players
+  stay as they are).
 - **Settling** (`settle_result_in`, from `Results.apply_result`, in its transaction): the
   result of a seated table's room pays its escrow out by `domino.players.coins.settle`, keyed
   by the result's key, and the table is `settled`. A stake room's result the lobby did not
@@ -31,8 +32,8 @@ from dataclasses import dataclass
 from ..players import coins
 from ..players.pairing import forming_table
 from ..players.results import Result, Seat
-from .journal import LedgerError, close_in, held_in
-from .ledger import expire_in, hold_transfer, payout_transfers, post, release_in, settle_in
+from .journal import LedgerError, held_in
+from .ledger import expire_in, hold_transfer, post, release_in, settle_in
 
 WAIT_SECONDS = 120.0  # a stake table not full this long after it opened expires (SPEC §13)
 
@@ -147,20 +148,16 @@ def leave_in(conn: sqlite3.Connection, player: str, now: float) -> int | None:
         return 0
     returned = release_in(conn, hold, player, table, now)
     if not _members(conn, table):  # nobody left at it: it will never fill
-        _close_forming(conn, table, now)
+        _expire(conn, table, now)
     return returned
 
 
-def _close_forming(conn: sqlite3.Connection, table: str, now: float) -> None:
-    """An empty forming table expires: its escrow (empty) closes `expired`."""
-    post(
-        conn, payout_transfers(table, f"expired:{table}", coins.refunds(held_in(conn, table))), now
-    )
-    close_in(conn, table, "expired", now)
+def _expire(conn: sqlite3.Connection, table: str, now: float) -> None:
+    """A forming table expires: what its escrow holds goes back (`ledger.expire_in`: a stake
+    of an account deleted meanwhile too), the escrow closes `expired`, and so does the table."""
+    expire_in(conn, table, now)
     conn.execute(
-        "UPDATE stake_tables SET state = 'expired', changed_at = ? WHERE id = ?"
-        " AND state = 'forming'",
-        [now, table],
+        "UPDATE stake_tables SET state = 'expired', changed_at = ? WHERE id = ?", [now, table]
     )
 
 
@@ -226,10 +223,7 @@ def expire_in_tables(conn: sqlite3.Connection, before: float, now: float) -> lis
                 [player, table, game, stake, now],
             )
         conn.execute("DELETE FROM queue WHERE table_id = ?", [table])
-        expire_in(conn, table, now)
-        conn.execute(
-            "UPDATE stake_tables SET state = 'expired', changed_at = ? WHERE id = ?", [now, table]
-        )
+        _expire(conn, table, now)
     return [row[0] for row in expired]
 
 

@@ -111,7 +111,7 @@ def test_a_stake_table_left_unfilled_expires_and_gives_the_stake_back(tmp_path, 
         assert 0 < waiting_at_stake(ana, GAME, STAKE) <= wait
         expect(ana.locator("#player-bar [data-coins]")).to_have_text(str(GRANT - STAKE))
         # the waiting page asks every second; after the expiry it lands on the form, told
-        notice = ana.locator(f'[data-stake-expired][data-stake="{STAKE}"]')
+        notice = ana.locator(f'[data-stake-expired="{STAKE}"]')
         expect(notice).to_have_count(1, timeout=SEATED_MS)
         expect(ana).to_have_url(f"{live.url}/play/")
         expect(ana.locator("[data-queue]")).to_have_count(0)

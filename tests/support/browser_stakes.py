@@ -1,5 +1,5 @@
 """Stake tables in browsers (SPEC §13, hooks §14), through the page hooks alone: the quick
-match form's `stake`, the waiting page of a stake table (`data-stake`, `data-expires-in`), a
+match form's `stake`, the waiting page of a stake table (`data-queue-stake`, `data-expires-in`), a
 public match played to its end by clicking (each round, then "Continue" between rounds), and
 the statement `/me/coins` read back entry by entry."""
 
@@ -42,7 +42,7 @@ def quick_match_at(page: Page, game: str, stake: int) -> None:
 def waiting_at_stake(page: Page, game: str, stake: int) -> int:
     """See the waiting page of a stake table of `game` at `stake`; the seconds it says the
     table has left before it expires (`data-expires-in`)."""
-    queue = page.locator(f'[data-queue][data-game="{game}"][data-stake="{stake}"]')
+    queue = page.locator(f'[data-queue][data-game="{game}"][data-queue-stake="{stake}"]')
     expect(queue).to_have_count(1)
     expect(page.locator('[data-action="leave-queue"]')).to_be_visible()
     return int(queue.get_attribute("data-expires-in"))

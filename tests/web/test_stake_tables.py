@@ -1,5 +1,5 @@
 """Stake tables through the Flask test client (SPEC §13, hooks §14, issue 32): the quick
-match form's stake, the waiting page of a stake table (`data-stake`, `data-expires-in`),
+match form's stake, the waiting page of a stake table (`data-queue-stake`, `data-expires-in`),
 the refusals in words with nothing changed, the notice of an expired table
 (`data-stake-expired`), the refund of leaving in the bar (`data-coins`), a stake room's
 `#table[data-stake]`, and 200 joins at once of one player with coins for one stake."""
@@ -111,13 +111,13 @@ def test_joining_at_a_stake_shows_the_stake_and_the_seconds_left(app):
     assert answer.status_code == 303 and answer.headers["Location"].endswith("/play/")
     ana.get("/play/")
     queue = page(ana).one("data-queue")
-    assert queue.get("data-game") == "pairs" and queue.get("data-stake") == "250"
+    assert queue.get("data-game") == "pairs" and queue.get("data-queue-stake") == "250"
     assert WAIT - 2 <= int(queue.get("data-expires-in")) <= WAIT
     assert "Your stake of 250 coins is held; the winners take the pot of 1000." in queue.text
     assert "gives yours back at once" in queue.text
     assert "the computer" not in queue.text  # no computer fill at a stake table
     polled = parse(ana.client.get("/play/queue", headers=HTMX).get_data(as_text=True))
-    assert polled.one("data-queue").get("data-stake") == "250"
+    assert polled.one("data-queue").get("data-queue-stake") == "250"
     assert polled.one("data-queue").has("data-expires-in")
     assert coins_in_bar(ana) == 750
     assert lobby(app).queued(player_id(ana)).stake == 250
@@ -143,7 +143,7 @@ def test_a_free_join_shows_no_stake(app):
     quick_match(ana, "pairs", "0")
     ana.get("/play/")
     queue = page(ana).one("data-queue")
-    assert not queue.has("data-stake") and not queue.has("data-expires-in")
+    assert not queue.has("data-queue-stake") and not queue.has("data-expires-in")
     assert coins_in_bar(ana) == 1000
 
 
@@ -226,7 +226,7 @@ def test_after_expiry_the_play_page_says_the_stake_is_back(app):
     assert polled.headers["HX-Redirect"].endswith("/play/")  # out of the queue
     ana.get("/play/")
     notice = page(ana).one("data-stake-expired")
-    assert notice.get("data-stake") == "500" and notice.get("role") == "status"
+    assert notice.get("data-stake-expired") == "500" and notice.get("role") == "status"
     assert "did not fill in time" in notice.text and "500 coins are back" in notice.text
     assert page(ana).find("data-queue") is None and page(ana).one("data-quick-match")
     assert coins_in_bar(ana) == 1000

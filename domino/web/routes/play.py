@@ -89,7 +89,7 @@ def join():
         else:
             store.join_queue(player.id, game)
     except QueueRefused as refused:
-        return _refused(refused.code, coins=store.coins(player.id), stake=stake)
+        return _refused(refused.code)
     _poke()
     return go(url_for("play.waiting"))
 

@@ -7,7 +7,7 @@ from random import Random
 
 from ..events import Action
 from ..views import SeatView
-from . import baseline, heuristic, search
+from . import baseline, heuristic, search, search_before
 
 Bot = Callable[[SeatView, Random], Action]
 
@@ -17,6 +17,7 @@ BOTS: dict[str, Bot] = {
     "easy": heuristic.easy_bot,
     "medium": heuristic.medium_bot,
     "hard": search.hard_bot,
+    "hard-before": search_before.hard_before_bot,  # the simulator only: see search_before
 }
 LEVELS = ("easy", "medium", "hard")
 NAMES = tuple(BOTS)

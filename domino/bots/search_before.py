@@ -1,0 +1,127 @@
+"""`hard-before`: `hard` as it stood at f1eb73a (2026-12-03), kept unchanged to measure against.
+
+The simulator and bench/bots.py only; never a level offered to players. It shares
+domino/bots/playout.py, worlds.py and knowledge.py with `hard`, which therefore keep their
+behaviour (tests/core/test_bots_before.py pins its choices).
+
+The original docstring: sample the hidden tiles consistently with the table, play each option out.
+
+For each sampled world (domino/bots/worlds.py: the other hands and a boneyard order, drawn
+only from tiles this seat has not seen, every hand fitting the count, the voids and the
+earlier voids its seat has shown), every legal play is tried and the round is played to its
+end by a quick policy for every seat, under the view's rules (domino/bots/playout.py:
+drawing or not, scoring, blocked rounds, sides). The play with the best average net score
+for this seat's side wins: what the side writes against the other sides (a partner going
+out is this seat's win; under goat scoring: the fewest penalty points against the others').
+Fixed counts, not a clock, so a seed repeats a game.
+"""
+
+from __future__ import annotations
+
+from random import Random
+
+from ..events import LEFT, Action, Play
+from ..views import SeatView
+from .knowledge import Knowledge, deduce
+from .playout import Kit, kit, playout, value
+from .worlds import sample
+
+PLAYOUTS = 2400  # playouts per decision, shared among the legal plays
+MIN_WORLDS = 24
+CANDIDATES = 3  # worlds drawn for each one kept
+HEAVIER_KEPT = 0.3  # chance a player keeps a heavier tile that fits over a lighter one
+
+
+def hard_before_bot(view: SeatView, rng: Random) -> Action:
+    """Choose by sampled worlds and playouts; forced moves are taken at once."""
+    legal = _options(view)
+    if len(legal) == 1 or not isinstance(legal[0], Play):
+        return legal[0]
+    totals, _worlds = _totals(view, legal, rng, PLAYOUTS)
+    best = max(totals)
+    picks = [play for play, total in zip(legal, totals, strict=True) if total == best]
+    return picks[0] if len(picks) == 1 else rng.choice(picks)
+
+
+def _options(view: SeatView) -> tuple[Action, ...]:
+    """The legal actions, the first tile once only (it lies the same way at either end)."""
+    if not view.line:
+        return tuple(play for play in view.legal if play.end == LEFT)
+    return view.legal
+
+
+def _totals(view: SeatView, legal, rng: Random, playouts: int) -> tuple[list[int], int]:
+    """The summed net points of each play over the sampled worlds, and how many worlds."""
+    k = kit(view.rules)
+    know = deduce(view)
+    worlds = max(MIN_WORLDS, playouts // len(legal))
+    totals = [0] * len(legal)
+    mine = [k.index[t] for t in view.hand]
+    choices = [
+        [(k.index[t], (1 << left) | (1 << right)) for t, left, right in other.free_plays]
+        for other in know.others
+    ]
+    unseen = [k.index[t] for t in know.unseen]
+    for _ in range(worlds):
+        hands, boneyard = _likely_world(k, know, unseen, choices, rng)
+        for i, play in enumerate(legal):
+            totals[i] += _try(k, view, mine, hands, boneyard, play)
+    return totals, worlds
+
+
+def _likely_world(k: Kit, know: Knowledge, unseen: list[int], choices, rng: Random):
+    """Draw a few worlds and keep one in proportion to how well it explains past choices."""
+    if not any(choices):
+        return sample(k, know, rng, unseen)
+    worlds = [sample(k, know, rng, unseen) for _ in range(CANDIDATES)]
+    weights = [_likelihood(k, hands, choices) for hands, _ in worlds]
+    pick = rng.random() * sum(weights)
+    for world, weight in zip(worlds, weights, strict=True):
+        pick -= weight
+        if pick <= 0:
+            return world
+    return worlds[-1]
+
+
+def _likelihood(k: Kit, hands: list[list[int]], choices) -> float:
+    """How likely the other seats' past choices are with `hands`, if they shed heavy first.
+
+    Each tile of a hand that fitted an end and was heavier than the tile its seat chose to
+    lay instead makes the world less likely; a world's playouts count with this weight.
+    """
+    weight = 1.0
+    pips, mask = k.pips, k.mask
+    for hand, chosen in zip(hands, choices, strict=True):
+        for played, ends in chosen:
+            least = pips[played]
+            for t in hand:
+                if mask[t] & ends and pips[t] > least:
+                    weight *= HEAVIER_KEPT
+    return weight
+
+
+def _try(k: Kit, view: SeatView, mine, others, boneyard, play: Play) -> int:
+    """This seat's net score after laying `play` and playing the world out."""
+    tile = k.index[play.tile]
+    low, high = k.low[tile], k.high[tile]
+    seat = view.seat
+    hand = [t for t in mine if t != tile]
+    if view.ends is None:
+        left, right = low, high
+    elif play.end == "left":
+        right = view.ends[1]
+        left = high if low == view.ends[0] else low
+    else:
+        left = view.ends[0]
+        right = high if low == view.ends[1] else low
+    after = k.after
+    if k.duel:
+        hands = [others[0][:], hand] if seat else [hand, others[0][:]]
+    else:
+        hands = [hand] * k.rules.seats
+        other = after[seat]
+        for theirs in others:
+            hands[other] = theirs[:]
+            other = after[other]
+    out = seat if not hand else playout(k, hands, boneyard[:], left, right, after[seat])
+    return value(k, hands, out, seat)

@@ -28,6 +28,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from random import Random
 
@@ -187,46 +188,100 @@ def schedule(rounds: int, seats: int, duplicate: bool, matches: bool) -> list[tu
 
 
 def run(
-    names: Sequence[str], rounds: int, seed: int, duplicate: bool, out=None, rules: Rules = DEFAULT
+    names: Sequence[str],
+    rounds: int,
+    seed: int,
+    duplicate: bool,
+    out=None,
+    rules: Rules = DEFAULT,
+    jobs: int = 1,
 ) -> list[Tally]:
-    """Play the rounds and return a tally per seat of `names`; write records to `out`."""
+    """Play the rounds and return a tally per seat of `names`; write records to `out`.
+
+    With `jobs` above one the rounds are shared among that many processes (whole rotations
+    when the rounds form matches, since a match's rounds follow each other); the tallies and
+    records are then put together in playing order, the same as one process gives.
+    """
     seats = rules.seats
-    players = [bots.get(name) for name in names]
     labels = list(names)
     if len(set(labels)) < len(labels):
         labels = [f"{name} (seat {seat})" for seat, name in enumerate(names)]
     tallies = [Tally(label) for label in labels]
+    parts = max(1, min(jobs, len(schedule(rounds, seats, duplicate, rules.target is not None))))
+    work = [(list(names), rounds, seed, duplicate, rules, part, parts) for part in range(parts)]
+    if parts == 1:
+        played = [_part(*work[0])]
+    else:
+        with ProcessPoolExecutor(parts) as pool:
+            played = list(pool.map(_part, *zip(*work, strict=True)))
+    for times, _rounds in played:
+        for who, spent in enumerate(times):
+            tallies[who].decisions_ns.extend(spent)
+    rounds_played = sorted((r for _times, part in played for r in part), key=lambda r: r.index)
+    numbers: dict[tuple[int, int], int] = {}  # (rotation, match within it) -> match number
+    for r in rounds_played:
+        for seat, who in enumerate(r.order):
+            tallies[who].add(r.deal, r.result, seat, rules)
+            if r.match_over is not None:
+                tallies[who].add_match(r.match_over, seat)
+        if out is not None:
+            record = r.record
+            if "match" in record:
+                number = numbers.setdefault((r.rotation, r.match), len(numbers) + 1)
+                record["match"]["number"] = number
+            out.write(dumps(record) + "\n")
+    return tallies
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One round of a run as a process played it: where it falls in the playing order, who
+    sat where, the outcome, the record (its match numbered within the rotation)."""
+
+    index: int
+    rotation: int
+    deal: int
+    order: list[int]
+    result: Outcome
+    record: dict
+    match: int  # the match's number within its rotation (0: no target)
+    match_over: list[int] | None  # the winners, when this round ended its match
+
+
+def _part(names, rounds: int, seed: int, duplicate: bool, rules: Rules, part: int, parts: int):
+    """The rounds of part `part` of `parts`: each seat's decision times, and the rounds."""
+    seats = rules.seats
+    players = [bots.get(name) for name in names]
+    times: list[list[int]] = [[] for _ in names]
     rotations = seats if duplicate else 1
+    matches = rules.target is not None
     current: list[tuple[int, Match | None]] = [(0, None)] * rotations  # (number, match)
-    matches = 0
-    for rotation, k in schedule(rounds, seats, duplicate, rules.target is not None):
+    played = []
+    for index, (rotation, k) in enumerate(schedule(rounds, seats, duplicate, matches)):
+        if (rotation if matches else index) % parts != part:
+            continue
         order = [(seat + rotation) % seats for seat in range(seats)]
         number, match = current[rotation]
-        if rules.target is not None and (match is None or match.over):
-            matches += 1
-            number, match = matches, new_match(rules)
+        if matches and (match is None or match.over):
+            number, match = number + 1, new_match(rules)
         state = play_round(
             deal(rules, deal_rng(seed, k)),
             [players[who] for who in order],
             round_rngs(seed, k * rotations + rotation, seats),
             rules,
-            [tallies[who].decisions_ns for who in order],
+            [times[who] for who in order],
             match.leader if match is not None else None,
         )
         result = outcome(state)
-        for seat, who in enumerate(order):
-            tallies[who].add(k, result, seat, rules)
-        written = None
+        written, over = None, None
         if match is not None:
             before, match = match, add(match, result)
             current[rotation] = number, match
             written = match_to_dict(number, before, match)
-            for seat, who in enumerate(order):
-                if match.over:
-                    tallies[who].add_match(match.winners, seat)
-        if out is not None:
-            out.write(dumps(to_record(state, [names[who] for who in order], written)) + "\n")
-    return tallies
+            over = list(match.winners) if match.over else None
+        record = to_record(state, [names[who] for who in order], written)
+        played.append(Played(index, rotation, k, order, result, record, number, over))
+    return times, played
 
 
 def rules_argument(text: str) -> Rules:
@@ -264,6 +319,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         " (with a target: the whole sequence of matches once per rotation, same deals)",
     )
     parser.add_argument("--out", help="write one round record per line to this .jsonl file")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="processes to share the rounds among (the same rounds and records as one)",
+    )
     args = parser.parse_args(argv)
     seats = args.rules.seats
     args.names = [name.strip() for name in args.seats.split(",")]
@@ -271,6 +332,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--seats names {seats} bots, one per seat, like random,greedy")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     if args.duplicate and args.rounds % seats:
         even = " (an even number)" if seats == 2 else ""
         parser.error(f"--duplicate needs a multiple of {seats} rounds{even}")
@@ -289,9 +352,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     play = (args.names, args.rounds, args.seed, args.duplicate)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as out:
-            tallies = run(*play, out, args.rules)
+            tallies = run(*play, out, args.rules, args.jobs)
     else:
-        tallies = run(*play, rules=args.rules)
+        tallies = run(*play, rules=args.rules, jobs=args.jobs)
     elapsed = time.perf_counter() - began
     mode = "duplicate deals" if args.duplicate else "independent deals"
     print(f"{args.rounds} rounds, seed {args.seed}, {mode}, {elapsed:.1f} s")

@@ -16,6 +16,7 @@ from random import Random
 
 from ..events import LEFT, Action, Play
 from ..views import SeatView
+from .endgame import Solver, mask_of
 from .knowledge import Knowledge, deduce
 from .playout import Kit, kit, playout, value
 from .worlds import sample
@@ -24,6 +25,8 @@ PLAYOUTS = 2400  # playouts per decision, shared among the legal plays
 MIN_WORLDS = 24
 CANDIDATES = 3  # worlds drawn for each one kept
 HEAVIER_KEPT = 0.3  # chance a player keeps a heavier tile that fits over a lighter one
+SOLVE_TILES = 8  # a world with at most this many tiles in hands after the play is solved
+SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds together
 
 
 def hard_bot(view: SeatView, rng: Random) -> Action:
@@ -61,7 +64,11 @@ def _options(view: SeatView) -> tuple[Action, ...]:
 
 
 def _totals(view: SeatView, legal, rng: Random, playouts: int) -> tuple[list[int], int]:
-    """The summed net points of each play over the sampled worlds, and how many worlds."""
+    """The summed net points of each play over the sampled worlds, and how many worlds.
+
+    A world small enough after the play (SOLVE_TILES) is solved exactly for every play, while
+    the decision's SOLVE_NODES last; other worlds are played out by the quick policy.
+    """
     k = kit(view.rules)
     know = deduce(view)
     worlds = max(MIN_WORLDS, playouts // len(legal))
@@ -72,11 +79,70 @@ def _totals(view: SeatView, legal, rng: Random, playouts: int) -> tuple[list[int
         for other in know.others
     ]
     unseen = [k.index[t] for t in know.unseen]
+    small = view.line and sum(view.counts) - 1 <= SOLVE_TILES
+    solver = Solver(k, view.seat, SOLVE_NODES) if small else None
+    solved: dict = {}
     for _ in range(worlds):
         hands, boneyard = _likely_world(k, know, unseen, choices, rng)
-        for i, play in enumerate(legal):
-            totals[i] += _try(k, view, mine, hands, boneyard, play)
+        exact = None
+        if solver is not None and solver.budget > 0:
+            exact = _solved(k, view, mine, hands, boneyard, legal, solver, solved)
+        if exact is None:
+            exact = [_try(k, view, mine, hands, boneyard, play) for play in legal]
+        for i, points in enumerate(exact):
+            totals[i] += points
     return totals, worlds
+
+
+def _solved(k: Kit, view: SeatView, mine, others, boneyard, legal, solver, solved):
+    """Every play's exact value in this world, or None if the node budget ran out."""
+    if not k.rules.boneyard:
+        boneyard = []
+    key = (tuple(tuple(sorted(hand)) for hand in others), tuple(boneyard))
+    known = solved.get(key)
+    if known is not None:
+        return known
+    values = []
+    for play in legal:
+        tile, left, right = _laid(k, view, play)
+        hand = [t for t in mine if t != tile]
+        if not hand:
+            values.append(value(k, _seated(k, view.seat, hand, others), view.seat, view.seat))
+            continue
+        hands = [mask_of(h) for h in _seated(k, view.seat, hand, others)]
+        points = solver.solve(hands, boneyard, left, right, k.after[view.seat])
+        if points is None:
+            return None
+        values.append(points)
+    solved[key] = values
+    return values
+
+
+def _seated(k: Kit, seat: int, hand, others) -> list[list[int]]:
+    """Every seat's hand, this seat's `hand` and the others' (in turn order after it)."""
+    if k.duel:
+        return [others[0][:], hand] if seat else [hand, others[0][:]]
+    hands = [hand] * k.rules.seats
+    other = k.after[seat]
+    for theirs in others:
+        hands[other] = theirs[:]
+        other = k.after[other]
+    return hands
+
+
+def _laid(k: Kit, view: SeatView, play: Play) -> tuple[int, int, int]:
+    """The tile number of `play` and the open ends once it is laid."""
+    tile = k.index[play.tile]
+    low, high = k.low[tile], k.high[tile]
+    if view.ends is None:
+        return tile, low, high
+    if play.end == "left":
+        right = view.ends[1]
+        left = high if low == view.ends[0] else low
+    else:
+        left = view.ends[0]
+        right = high if low == view.ends[1] else low
+    return tile, left, right
 
 
 def _likely_world(k: Kit, know: Knowledge, unseen: list[int], choices, rng: Random):
@@ -112,26 +178,9 @@ def _likelihood(k: Kit, hands: list[list[int]], choices) -> float:
 
 def _try(k: Kit, view: SeatView, mine, others, boneyard, play: Play) -> int:
     """This seat's net score after laying `play` and playing the world out."""
-    tile = k.index[play.tile]
-    low, high = k.low[tile], k.high[tile]
+    tile, left, right = _laid(k, view, play)
     seat = view.seat
     hand = [t for t in mine if t != tile]
-    if view.ends is None:
-        left, right = low, high
-    elif play.end == "left":
-        right = view.ends[1]
-        left = high if low == view.ends[0] else low
-    else:
-        left = view.ends[0]
-        right = high if low == view.ends[1] else low
-    after = k.after
-    if k.duel:
-        hands = [others[0][:], hand] if seat else [hand, others[0][:]]
-    else:
-        hands = [hand] * k.rules.seats
-        other = after[seat]
-        for theirs in others:
-            hands[other] = theirs[:]
-            other = after[other]
-    out = seat if not hand else playout(k, hands, boneyard[:], left, right, after[seat])
+    hands = _seated(k, seat, hand, others)
+    out = seat if not hand else playout(k, hands, boneyard[:], left, right, k.after[seat])
     return value(k, hands, out, seat)

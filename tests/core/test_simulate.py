@@ -75,6 +75,29 @@ def test_a_subprocess_run_matches_the_in_process_run(tmp_path, capsys):
     assert check_file(str(outside)) == (ROUNDS, [])
 
 
+@pytest.mark.parametrize(
+    ("rules", "seats", "rounds"),
+    [
+        ("classic", "medium,greedy", 40),
+        ("match-100", "medium,greedy", 40),
+        ("three", "easy,greedy,random", 30),
+    ],
+)
+def test_jobs_share_the_rounds_and_give_the_same_records_and_figures(
+    tmp_path, capsys, rules, seats, rounds
+):
+    alone, shared = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    common = ["--rules", rules, "--seats", seats, "--rounds", str(rounds), "--seed", "3"]
+    one = summary(simulate(capsys, *common, "--duplicate", "--out", str(alone)))
+    two = summary(simulate(capsys, *common, "--duplicate", "--out", str(shared), "--jobs", "2"))
+    assert alone.read_bytes() == shared.read_bytes()
+    assert check_file(str(shared)) == (rounds, [])
+    timing = ("p50", "p99")
+    assert {bot: {k: v for k, v in row.items() if k not in timing} for bot, row in one.items()} == {
+        bot: {k: v for k, v in row.items() if k not in timing} for bot, row in two.items()
+    }
+
+
 def test_duplicate_plays_each_deal_twice_with_the_seats_swapped(tmp_path, capsys):
     out = tmp_path / "dup.jsonl"
     printed = simulate(capsys, *run_args(3, out, "--duplicate"))

@@ -17,43 +17,52 @@ from random import Random
 from ..events import LEFT, Action, Play
 from ..views import SeatView
 from .endgame import Solver, mask_of
+from .heuristic import ends_after
 from .knowledge import Knowledge, deduce
-from .playout import Kit, kit, playout, value
+from .playout import Kit, kit, value
+from .rollout import judged
 from .worlds import sample
 
-PLAYOUTS = 2400  # playouts per decision, shared among the legal plays
+PLAYOUTS = 1200  # playouts per decision, shared among the legal plays (after pruning too)
 MIN_WORLDS = 24
 CANDIDATES = 3  # worlds drawn for each one kept
 HEAVIER_KEPT = 0.3  # chance a player keeps a heavier tile that fits over a lighter one
 SOLVE_TILES = 8  # a world with at most this many tiles in hands after the play is solved
 SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds together
+SOLVE_DRAWS = False  # solve worlds with tiles left to draw too (their order then known)
+PRUNE_AT = 0.5  # after this share of the worlds, plays clearly worse than the best are dropped
+PRUNE_Z = 2.0  # clearly: worse by this many standard errors of the paired difference
+ROLLOUT = judged  # the playout policy (hard-before plays out with playout.playout)
 
 
 def hard_bot(view: SeatView, rng: Random) -> Action:
     """Choose by sampled worlds and playouts; forced moves are taken at once."""
-    legal = _options(view)
+    legal = _distinct(view)
     if len(legal) == 1 or not isinstance(legal[0], Play):
         return legal[0]
-    totals, _worlds = _totals(view, legal, rng, PLAYOUTS)
-    best = max(totals)
-    picks = [play for play, total in zip(legal, totals, strict=True) if total == best]
+    options = estimate(view, rng, prune=True)
+    best = max(mean for _play, mean in options)
+    picks = [play for play, mean in options if mean == best]
     return picks[0] if len(picks) == 1 else rng.choice(picks)
 
 
 def estimate(
-    view: SeatView, rng: Random, playouts: int | None = None
+    view: SeatView, rng: Random, playouts: int | None = None, prune: bool = False
 ) -> tuple[tuple[Play, float], ...]:
-    """Each distinct legal play with this seat's mean net points after it, on shared worlds.
+    """Each legal play with this seat's mean net points after it, on shared worlds.
 
-    The same worlds and playouts as `hard_bot` (whose choice is the best of these), from the
-    seat's own view only; `playouts` (default PLAYOUTS) are shared among the plays. A view
-    with no play to make (a draw or a pass) gives ().
+    From the seat's own view only; `playouts` (default PLAYOUTS) are shared among the plays.
+    With `prune`, as `hard_bot` weighs them (it plays the best of these): one play for each
+    distinct effect, and after PRUNE_AT of the worlds the plays clearly worse than the best
+    are dropped (left out of the answer), their playouts going to more worlds for the rest.
+    A view with no play to make (a draw or a pass) gives ().
     """
-    legal = _options(view)
+    legal = _distinct(view) if prune else _options(view)
     if not legal or not isinstance(legal[0], Play):
         return ()
-    totals, worlds = _totals(view, legal, rng, PLAYOUTS if playouts is None else playouts)
-    return tuple((play, total / worlds) for play, total in zip(legal, totals, strict=True))
+    budget = PLAYOUTS if playouts is None else playouts
+    means, alive = _means(view, legal, rng, budget, prune)
+    return tuple((legal[i], means[i]) for i in alive)
 
 
 def _options(view: SeatView) -> tuple[Action, ...]:
@@ -63,35 +72,81 @@ def _options(view: SeatView) -> tuple[Action, ...]:
     return view.legal
 
 
-def _totals(view: SeatView, legal, rng: Random, playouts: int) -> tuple[list[int], int]:
-    """The summed net points of each play over the sampled worlds, and how many worlds.
+def _distinct(view: SeatView) -> tuple[Action, ...]:
+    """The legal actions that differ in effect: one play per tile and open ends it leaves."""
+    options, seen = [], set()
+    for action in _options(view):
+        if isinstance(action, Play):
+            key = (action.tile, tuple(sorted(ends_after(view, action))))
+            if key in seen:
+                continue
+            seen.add(key)
+        options.append(action)
+    return tuple(options)
 
-    A world small enough after the play (SOLVE_TILES) is solved exactly for every play, while
-    the decision's SOLVE_NODES last; other worlds are played out by the quick policy.
+
+def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = False):
+    """Each play's mean net points over the sampled worlds, and the plays still in the race
+    (indexes into `legal`; all of them unless `prune`).
+
+    With `prune`, after PRUNE_AT of the worlds the plays clearly worse than the best are
+    dropped, and the playouts they would have had go to more worlds for the rest. A world
+    small enough after the play (SOLVE_TILES) is solved exactly for every play, while the
+    decision's SOLVE_NODES last; other worlds are played out by ROLLOUT.
     """
     k = kit(view.rules)
     know = deduce(view)
     worlds = max(MIN_WORLDS, playouts // len(legal))
-    totals = [0] * len(legal)
+    budget = worlds * len(legal)
     mine = [k.index[t] for t in view.hand]
     choices = [
         [(k.index[t], (1 << left) | (1 << right)) for t, left, right in other.free_plays]
         for other in know.others
     ]
     unseen = [k.index[t] for t in know.unseen]
-    small = view.line and sum(view.counts) - 1 <= SOLVE_TILES
+    drawing = view.rules.boneyard and view.boneyard_count > 0
+    small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and (SOLVE_DRAWS or not drawing)
     solver = Solver(k, view.seat, SOLVE_NODES) if small else None
     solved: dict = {}
-    for _ in range(worlds):
+    alive = list(range(len(legal)))
+    points: list[list[int]] = [[] for _ in legal]
+    checkpoint = int(worlds * PRUNE_AT) if prune else -1
+    world = 0
+    while budget >= len(alive):
+        if world == checkpoint:
+            alive = _survivors(points, alive)
+            if len(alive) == 1:
+                break
+        world += 1
+        budget -= len(alive)
         hands, boneyard = _likely_world(k, know, unseen, choices, rng)
+        plays = [legal[i] for i in alive]
         exact = None
         if solver is not None and solver.budget > 0:
-            exact = _solved(k, view, mine, hands, boneyard, legal, solver, solved)
+            exact = _solved(k, view, mine, hands, boneyard, plays, solver, solved)
         if exact is None:
-            exact = [_try(k, view, mine, hands, boneyard, play) for play in legal]
-        for i, points in enumerate(exact):
-            totals[i] += points
-    return totals, worlds
+            exact = [_try(k, view, mine, hands, boneyard, play) for play in plays]
+        for i, value_ in zip(alive, exact, strict=True):
+            points[i].append(value_)
+    means = [sum(p) / len(p) for p in points]
+    return means, alive
+
+
+def _survivors(points: list[list[int]], alive: list[int]) -> list[int]:
+    """The plays not clearly worse than the best so far, on the worlds they shared."""
+    n = len(points[alive[0]])
+    best = max(alive, key=lambda i: sum(points[i]))
+    kept = []
+    for i in alive:
+        if i == best or n < 2:
+            kept.append(i)
+            continue
+        diffs = [a - b for a, b in zip(points[i], points[best], strict=True)]
+        mean = sum(diffs) / n
+        spread = (sum((d - mean) ** 2 for d in diffs) / (n - 1)) ** 0.5
+        if mean + PRUNE_Z * spread / n**0.5 >= 0:
+            kept.append(i)
+    return kept
 
 
 def _solved(k: Kit, view: SeatView, mine, others, boneyard, legal, solver, solved):
@@ -99,22 +154,23 @@ def _solved(k: Kit, view: SeatView, mine, others, boneyard, legal, solver, solve
     if not k.rules.boneyard:
         boneyard = []
     key = (tuple(tuple(sorted(hand)) for hand in others), tuple(boneyard))
-    known = solved.get(key)
-    if known is not None:
-        return known
+    known = solved.setdefault(key, {})
     values = []
     for play in legal:
+        if play in known:
+            values.append(known[play])
+            continue
         tile, left, right = _laid(k, view, play)
         hand = [t for t in mine if t != tile]
         if not hand:
-            values.append(value(k, _seated(k, view.seat, hand, others), view.seat, view.seat))
-            continue
-        hands = [mask_of(h) for h in _seated(k, view.seat, hand, others)]
-        points = solver.solve(hands, boneyard, left, right, k.after[view.seat])
-        if points is None:
-            return None
+            points = value(k, _seated(k, view.seat, hand, others), view.seat, view.seat)
+        else:
+            hands = [mask_of(h) for h in _seated(k, view.seat, hand, others)]
+            points = solver.solve(hands, boneyard, left, right, k.after[view.seat])
+            if points is None:
+                return None
+        known[play] = points
         values.append(points)
-    solved[key] = values
     return values
 
 
@@ -182,5 +238,5 @@ def _try(k: Kit, view: SeatView, mine, others, boneyard, play: Play) -> int:
     seat = view.seat
     hand = [t for t in mine if t != tile]
     hands = _seated(k, seat, hand, others)
-    out = seat if not hand else playout(k, hands, boneyard[:], left, right, k.after[seat])
+    out = seat if not hand else ROLLOUT(k, hands, boneyard[:], left, right, k.after[seat])
     return value(k, hands, out, seat)

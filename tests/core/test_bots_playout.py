@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domino import game
-from domino.bots import playout
+from domino.bots import playout, rollout
 from domino.events import DRAW, PASS, Passed, Play, TileDrawn, TilePlayed
 from domino.rules import PRESETS
 from tests.support.strategies import RULES
@@ -47,13 +47,14 @@ def core_event(k: playout.Kit, seat: int, move):
     return TilePlayed(seat, k.tiles[move[0]], move[1])
 
 
-def check_playout(k: playout.Kit, state: game.State) -> None:
-    """Play `state` out with the fast round; replay its moves through the core and compare."""
+def check_playout(k: playout.Kit, state: game.State, policy=playout.playout) -> None:
+    """Play `state` out with the fast round (`policy`: `playout.playout` or
+    `rollout.judged`); replay its moves through the core and compare."""
     hands = [[k.index[t] for t in hand] for hand in state.hands]
     boneyard = [k.index[t] for t in reversed(state.boneyard)]  # the fast round draws from the end
     traced = []
     left, right = state.ends
-    out = playout.playout(
+    out = policy(
         k, hands, boneyard, left, right, state.turn, state.passes, lambda *m: traced.append(m)
     )
     for seat, move in traced:
@@ -78,6 +79,18 @@ def test_a_playout_from_any_position_is_a_legal_round_with_the_cores_scores(rule
     while not state.over:
         if state.line:
             check_playout(k, state)
+        state, _ = game.step(state, state.turn, rng.choice(game.legal_actions(state, state.turn)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(RULES, SEEDS, SEEDS)
+def test_the_new_hards_playouts_are_legal_rounds_with_the_cores_scores(rules, deal, play):
+    k = playout.kit(rules)
+    state = game.start(game.deal(rules, random.Random(deal)), rules)
+    rng = random.Random(play)
+    while not state.over:
+        if state.line:
+            check_playout(k, state, rollout.judged)
         state, _ = game.step(state, state.turn, rng.choice(game.legal_actions(state, state.turn)))
 
 

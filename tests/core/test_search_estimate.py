@@ -8,6 +8,7 @@ import pytest
 
 from domino import game
 from domino.bots import heuristic, search
+from domino.bots.heuristic import ends_after
 from domino.events import LEFT, PASS, Play
 from domino.rules import PRESETS, Rules
 from domino.views import seat_view
@@ -39,7 +40,7 @@ def test_hard_plays_the_best_estimate(rules):
     assert len(views) >= 10
     for n, view in enumerate(views):
         rng = random.Random(n)
-        options = search.estimate(view, rng)
+        options = search.estimate(view, rng, prune=True)
         best = max(ev for _play, ev in options)
         picks = [play for play, ev in options if ev == best]
         expected = picks[0] if len(picks) == 1 else rng.choice(picks)
@@ -78,3 +79,17 @@ def _stuck(rules: Rules):
             state, _move = game.step(state, state.turn, action)
     assert found
     return found
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.seats}-{r.boneyard}")
+def test_hard_weighs_each_effect_once_and_drops_plays_clearly_worse(rules):
+    dropped = 0
+    for n, view in enumerate(choices(rules, 4, seed=20 + rules.seats)):
+        kept = [play for play, _ev in search.estimate(view, random.Random(n), prune=True)]
+        effects = [(play.tile, tuple(sorted(ends_after(view, play)))) for play in kept]
+        assert len(set(effects)) == len(effects)
+        every = [play for play, _ev in search.estimate(view, random.Random(n))]
+        assert set(kept) <= set(every)
+        distinct = {(play.tile, tuple(sorted(ends_after(view, play)))) for play in every}
+        dropped += len(kept) < len(distinct)
+    assert dropped

@@ -13,6 +13,10 @@ matches over deals 0, 1, 2, ... in turn, so every bot meets every hand of the se
 from every seat, and the records of one rotation's matches follow each other. The rounds
 sharing a deal form one sample of the confidence intervals.
 
+`--jobs J` shares the rounds among J processes: every round has its own random sources
+(`round_rngs`, `deal_rng`), so a round plays the same wherever it runs; a match's rounds stay
+in one process. The records and figures are put together in playing order.
+
 The summary gives, per bot: rounds, round win rate (its side won the round), net points
 per round and milliseconds per decision. Net points are what the bot's side wrote minus
 the mean of what the other sides wrote, so higher is always better: under goat scoring

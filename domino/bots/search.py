@@ -19,7 +19,7 @@ from ..views import SeatView
 from .endgame import Solver, mask_of
 from .heuristic import ends_after
 from .knowledge import Knowledge, deduce
-from .playout import Kit, kit, value
+from .playout import Kit, kit, playout, value
 from .rollout import judged
 from .worlds import sample
 
@@ -33,6 +33,10 @@ SOLVE_DRAWS = False  # solve worlds with tiles left to draw too (their order the
 PRUNE_AT = 0.5  # after this share of the worlds, plays clearly worse than the best are dropped
 PRUNE_Z = 2.0  # clearly: worse by this many standard errors of the paired difference
 ROLLOUT = judged  # the playout policy (hard-before plays out with playout.playout)
+# Three and four seats keep hard-before's search: 2,400 playouts, all plays to the end, the
+# heavy-first playouts, nothing solved. What serves two seats above was not shown to pay
+# there (docs/benchmarks.md, issue 33), and a level keeps only what pays.
+WIDE_PLAYOUTS = 2400
 
 
 def hard_bot(view: SeatView, rng: Random) -> Action:
@@ -40,7 +44,7 @@ def hard_bot(view: SeatView, rng: Random) -> Action:
     legal = _distinct(view)
     if len(legal) == 1 or not isinstance(legal[0], Play):
         return legal[0]
-    options = estimate(view, rng, prune=True)
+    options = estimate(view, rng, prune=_two_seats(view))
     best = max(mean for _play, mean in options)
     picks = [play for play, mean in options if mean == best]
     return picks[0] if len(picks) == 1 else rng.choice(picks)
@@ -51,7 +55,8 @@ def estimate(
 ) -> tuple[tuple[Play, float], ...]:
     """Each legal play with this seat's mean net points after it, on shared worlds.
 
-    From the seat's own view only; `playouts` (default PLAYOUTS) are shared among the plays.
+    From the seat's own view only; `playouts` (default PLAYOUTS with two seats, WIDE_PLAYOUTS
+    with more) are shared among the plays.
     With `prune`, as `hard_bot` weighs them (it plays the best of these): one play for each
     distinct effect, and after PRUNE_AT of the worlds the plays clearly worse than the best
     are dropped (left out of the answer), their playouts going to more worlds for the rest.
@@ -60,9 +65,15 @@ def estimate(
     legal = _distinct(view) if prune else _options(view)
     if not legal or not isinstance(legal[0], Play):
         return ()
-    budget = PLAYOUTS if playouts is None else playouts
-    means, alive = _means(view, legal, rng, budget, prune)
+    if playouts is None:
+        playouts = PLAYOUTS if _two_seats(view) else WIDE_PLAYOUTS
+    means, alive = _means(view, legal, rng, playouts, prune)
     return tuple((legal[i], means[i]) for i in alive)
+
+
+def _two_seats(view: SeatView) -> bool:
+    """True for a game of two seats, where hard searches its own way (see WIDE_PLAYOUTS)."""
+    return view.rules.seats == 2
 
 
 def _options(view: SeatView) -> tuple[Action, ...]:
@@ -92,7 +103,8 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = Fals
     With `prune`, after PRUNE_AT of the worlds the plays clearly worse than the best are
     dropped, and the playouts they would have had go to more worlds for the rest. A world
     small enough after the play (SOLVE_TILES) is solved exactly for every play, while the
-    decision's SOLVE_NODES last; other worlds are played out by ROLLOUT.
+    decision's SOLVE_NODES last; other worlds are played out by ROLLOUT. With more than two
+    seats nothing is solved and the playouts are hard-before's (`playout.playout`).
     """
     k = kit(view.rules)
     know = deduce(view)
@@ -106,7 +118,9 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = Fals
     unseen = [k.index[t] for t in know.unseen]
     drawing = view.rules.boneyard and view.boneyard_count > 0
     small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and (SOLVE_DRAWS or not drawing)
-    solver = Solver(k, view.seat, SOLVE_NODES) if small else None
+    two = _two_seats(view)
+    solver = Solver(k, view.seat, SOLVE_NODES) if small and two else None
+    rollout = ROLLOUT if two else playout
     solved: dict = {}
     alive = list(range(len(legal)))
     points: list[list[int]] = [[] for _ in legal]
@@ -125,7 +139,7 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = Fals
         if solver is not None and solver.budget > 0:
             exact = _solved(k, view, mine, hands, boneyard, plays, solver, solved)
         if exact is None:
-            exact = [_try(k, view, mine, hands, boneyard, play) for play in plays]
+            exact = [_try(k, view, mine, hands, boneyard, play, rollout) for play in plays]
         for i, value_ in zip(alive, exact, strict=True):
             points[i].append(value_)
     means = [sum(p) / len(p) for p in points]
@@ -232,11 +246,11 @@ def _likelihood(k: Kit, hands: list[list[int]], choices) -> float:
     return weight
 
 
-def _try(k: Kit, view: SeatView, mine, others, boneyard, play: Play) -> int:
-    """This seat's net score after laying `play` and playing the world out."""
+def _try(k: Kit, view: SeatView, mine, others, boneyard, play: Play, rollout) -> int:
+    """This seat's net score after laying `play` and playing the world out by `rollout`."""
     tile, left, right = _laid(k, view, play)
     seat = view.seat
     hand = [t for t in mine if t != tile]
     hands = _seated(k, seat, hand, others)
-    out = seat if not hand else ROLLOUT(k, hands, boneyard[:], left, right, k.after[seat])
+    out = seat if not hand else rollout(k, hands, boneyard[:], left, right, k.after[seat])
     return value(k, hands, out, seat)

@@ -14,6 +14,7 @@ import pytest
 
 from domino import bots, game
 from domino.bots import heuristic
+from domino.bots.heuristic import ends_after
 from domino.events import Play
 from domino.rules import PRESETS
 from domino.views import seat_view
@@ -109,3 +110,16 @@ def test_hard_before_makes_the_choices_of_f1eb73a(name):
 def test_hard_before_is_not_a_level_players_meet():
     assert "hard-before" in bots.NAMES
     assert "hard-before" not in bots.LEVELS
+
+
+@pytest.mark.slow  # 14 decisions of the full search, twice
+@pytest.mark.parametrize("name", ["three", "pairs"])
+def test_hard_at_three_and_four_seats_chooses_as_hard_before(name):
+    hard, before = bots.get("hard"), bots.get("hard-before")
+    for n, view in enumerate(positions(name)):
+        ours, theirs = hard(view, random.Random(n)), before(view, random.Random(n))
+        # hard lays a tile that fits both ends alike at the first of them (one effect, once)
+        assert (ours.tile, sorted(ends_after(view, ours))) == (
+            theirs.tile,
+            sorted(ends_after(view, theirs)),
+        )

@@ -225,9 +225,8 @@ def test_hard_scores_the_side_so_it_lets_its_partner_go_out(monkeypatch):
     view = seat_view(played(PAIRS, ENDGAME_HANDS, ENDGAME), 0)
     assert view.ends == (2, 1) and view.counts == (2, 1, 1, 1)
     monkeypatch.setattr(search, "PLAYOUTS", 40)
+    monkeypatch.setattr(search, "WIDE_PLAYOUTS", 40)
     monkeypatch.setattr(search, "MIN_WORLDS", 4)
-    assert bots.get("hard")(view, random.Random(0)) == at("1-1", "right")  # solved exactly
-    monkeypatch.setattr(search, "SOLVE_TILES", 0)  # now by playouts
     assert bots.get("hard")(view, random.Random(0)) == at("1-1", "right")
 
     def own_seat(k, hands, out, seat):  # scoring one seat alone, as if it had no partner

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import cache
 
 from ..rules import Rules
-from .playout import Kit
+from .playout import Kit, net, scores_of
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -57,34 +57,7 @@ def pips_of(k: Kit, mask: int) -> int:
 
 def worth(k: Kit, weights: list[int], out: int | None, seat: int) -> int:
     """`playout.value` from each seat's pips left: this seat's side's net points."""
-    rules, side = k.rules, k.side
-    sides = len(k.sides)
-    per_side = [0] * sides
-    for s, weight in enumerate(weights):
-        per_side[side[s]] += weight
-    whole = sum(per_side)
-    if out is not None:
-        index = side[out]
-        points = whole - per_side[index]
-    else:
-        light = min(per_side)
-        if per_side.count(light) > 1:
-            return 0
-        index = per_side.index(light)
-        others = whole - light
-        if rules.blocked == "difference":
-            points = others - light * (sides - 1)
-        elif rules.blocked == "others":
-            points = others
-        else:
-            points = whole
-    mine = side[seat]
-    if rules.scoring == "goat":
-        written = [0 if i == index else per_side[i] for i in range(sides)]
-        return -(written[mine] * (sides - 1) - (sum(written) - written[mine]))
-    if index == mine:
-        return points * (sides - 1)
-    return -points
+    return net(k, scores_of(k, weights, out), seat)
 
 
 class Solver:

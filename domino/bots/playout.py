@@ -3,8 +3,9 @@
 `Kit` holds one rules value's tables (tile numbers, halves, pips, masks, sides). A hand is a
 list of tile numbers, the open ends two numbers (-1 for an empty line), the boneyard a list
 drawn from its end. `legal_moves` says what a seat may do, as `game.legal_actions` does;
-`playout` plays a round to its end with a quick policy for every seat; `scores` and `net`
-score it as `game.outcome` does. tests/core/test_bots_playout.py checks all of it against the core.
+`playout` plays a round to its end with a quick policy for every seat (`judged`: the block
+game's judgement, in any game); `scores` and `net` score it as `game.outcome` does.
+tests/core/test_bots_playout.py checks all of it against the core.
 """
 
 from __future__ import annotations
@@ -153,35 +154,35 @@ def shutting(k: Kit, hands, left: int, right: int, turn: int, passes=0, trace=No
     """The block game's quick policy: every seat lays the play of highest rank, plus `SHUT`
     if it leaves the next seat nothing to lay (it must pass), plus `FOLLOW` for each tile
     the seat keeps that fits the ends it leaves (roughly counted); the first best wins."""
-    mask, rank, pips, after, shut = k.mask, k.rank, k.pips, k.after, k.shut
+    return judged(k, hands, [], left, right, turn, passes, trace)
+
+
+def judged(k: Kit, hands, boneyard, left: int, right: int, turn: int, passes=0, trace=None):
+    """`shutting`'s judgement in any game: the seat that went out, or None if blocked.
+
+    In the draw game a seat with nothing to lay draws from the end of `boneyard` until a
+    tile fits (as `playout` draws), and shutting the next seat out makes it draw. A seat with
+    a single way to lay lays it without weighing. `hard` plays its two-seat playouts so;
+    `hard-before` plays the draw game's heavy first (`playout`).
+    """
+    if not k.rules.boneyard:
+        boneyard = ()  # the block game's sleeping tiles are never drawn
+    mask, rank, pips, after = k.mask, k.rank, k.pips, k.after
     low, high, follow = k.low, k.high, FOLLOW
     seats, numbers = k.rules.seats, k.rules.max_pip + 1
     while True:
         hand = hands[turn]
         lbit, rbit = 1 << left, 1 << right
-        theirs = 0
-        for t in hands[after[turn]]:
-            theirs |= mask[t]
-        held = [0] * numbers
-        for t in hand:
-            held[low[t]] += 1
-            held[high[t]] += 1
-        best, value, end, half = -1, NOTHING, LEFT, 0
-        for t in hand:
-            m = mask[t]
-            if m & lbit:
-                n = pips[t] - left
-                v = rank[t] + (0 if ((1 << n) | rbit) & theirs else shut)
-                v += follow * (held[n] + held[right] - 1 - (right == n) - bool(m & rbit))
-                if v > value:
-                    best, value, end, half = t, v, LEFT, n
-            if m & rbit:
-                n = pips[t] - right
-                v = rank[t] + (0 if (lbit | (1 << n)) & theirs else shut)
-                v += follow * (held[n] + held[left] - 1 - (left == n) - bool(m & lbit))
-                if v > value:
-                    best, value, end, half = t, v, RIGHT, n
-        if best < 0:
+        ends = lbit | rbit
+        fitting = [t for t in hand if mask[t] & ends]
+        while not fitting and boneyard:
+            t = boneyard.pop()
+            hand.append(t)
+            if trace is not None:
+                trace(turn, (DRAW, t))
+            if mask[t] & ends:
+                fitting.append(t)
+        if not fitting:
             if trace is not None:
                 trace(turn, PASS)
             passes += 1
@@ -190,6 +191,36 @@ def shutting(k: Kit, hands, left: int, right: int, turn: int, passes=0, trace=No
             turn = after[turn]
             continue
         passes = 0
+        best = fitting[0]
+        m = mask[best]
+        if len(fitting) == 1 and (left == right or not (m & lbit and m & rbit)):
+            if m & lbit:
+                end, half = LEFT, pips[best] - left
+            else:
+                end, half = RIGHT, pips[best] - right
+        else:
+            theirs = 0
+            for t in hands[after[turn]]:
+                theirs |= mask[t]
+            held = [0] * numbers
+            for t in hand:
+                held[low[t]] += 1
+                held[high[t]] += 1
+            best, value, end, half = -1, NOTHING, LEFT, 0
+            for t in fitting:
+                m = mask[t]
+                if m & lbit:
+                    n = pips[t] - left
+                    v = rank[t] + (0 if ((1 << n) | rbit) & theirs else SHUT)
+                    v += follow * (held[n] + held[right] - 1 - (right == n) - bool(m & rbit))
+                    if v > value:
+                        best, value, end, half = t, v, LEFT, n
+                if m & rbit:
+                    n = pips[t] - right
+                    v = rank[t] + (0 if (lbit | (1 << n)) & theirs else SHUT)
+                    v += follow * (held[n] + held[left] - 1 - (left == n) - bool(m & lbit))
+                    if v > value:
+                        best, value, end, half = t, v, RIGHT, n
         hand.remove(best)
         if end == LEFT:
             left = half
@@ -210,10 +241,16 @@ def _held(k: Kit, hand: list[int], number: int) -> int:
 
 def scores(k: Kit, hands, out: int | None) -> list[int]:
     """What each seat's side writes for the round, as `game.outcome(...).scores`."""
-    rules, pips, side = k.rules, k.pips, k.side
+    pips = k.pips
+    return scores_of(k, [sum(pips[t] for t in hand) for hand in hands], out)
+
+
+def scores_of(k: Kit, left: list[int], out: int | None) -> list[int]:
+    """`scores` from the pips each seat holds at the end (`left`, seat by seat)."""
+    rules, side = k.rules, k.side
     weights = [0] * len(k.sides)
-    for seat, hand in enumerate(hands):
-        weights[side[seat]] += sum(pips[t] for t in hand)
+    for seat, held in enumerate(left):
+        weights[side[seat]] += held
     whole = sum(weights)
     if out is not None:
         index = side[out]

@@ -19,8 +19,7 @@ from ..views import SeatView
 from .endgame import Solver, mask_of
 from .heuristic import ends_after
 from .knowledge import Knowledge, deduce
-from .playout import Kit, kit, playout, value
-from .rollout import judged
+from .playout import Kit, judged, kit, playout, value
 from .worlds import sample
 
 PLAYOUTS = 1200  # playouts per decision, shared among the legal plays (after pruning too)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domino import game
-from domino.bots import playout, rollout
+from domino.bots import playout
 from domino.events import DRAW, PASS, Passed, Play, TileDrawn, TilePlayed
 from domino.rules import PRESETS
 from tests.support.strategies import RULES
@@ -49,7 +49,7 @@ def core_event(k: playout.Kit, seat: int, move):
 
 def check_playout(k: playout.Kit, state: game.State, policy=playout.playout) -> None:
     """Play `state` out with the fast round (`policy`: `playout.playout` or
-    `rollout.judged`); replay its moves through the core and compare."""
+    `playout.judged`); replay its moves through the core and compare."""
     hands = [[k.index[t] for t in hand] for hand in state.hands]
     boneyard = [k.index[t] for t in reversed(state.boneyard)]  # the fast round draws from the end
     traced = []
@@ -90,7 +90,7 @@ def test_the_new_hards_playouts_are_legal_rounds_with_the_cores_scores(rules, de
     rng = random.Random(play)
     while not state.over:
         if state.line:
-            check_playout(k, state, rollout.judged)
+            check_playout(k, state, playout.judged)
         state, _ = game.step(state, state.turn, rng.choice(game.legal_actions(state, state.turn)))
 
 

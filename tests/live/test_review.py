@@ -27,7 +27,9 @@ WAIT = 60.0
 # A double-three block game with every tile dealt, so each seat can count the other's hand.
 # At event 7 seat 0 (ends 3 and 0, holding 0-3, 1-3 and 3-3) lays 0-3 and keeps the 3-3;
 # seat 1, left with 0-0 and nothing to draw, goes out at once and scores 10. Laying 3-3
-# there would have kept the round alive and cost 3 points at most.
+# there would have kept the round alive and cost 3 points at most. With every hand known the
+# review weighs each choice exactly (domino/bots/endgame.py), and one more, smaller slip shows:
+# at event 1 laying 0-1 rather than 1-3 cost exactly COSTLY (2) points.
 BAD = (
     '{"seats": ["you", "friend"], "rules": {"seats": 2, "teams": false, "hand_size": 5, '
     '"boneyard": false, "opener": "lowest-double", "lead": "opening-tile", "next_opener": '
@@ -43,6 +45,7 @@ BAD = (
     '"reason": "domino", "points": 10, "winners": [1], "scores": [0, 10]}}'
 )
 BAD_INDEX = 7
+SLIP_INDEX = 1
 
 
 # --- the analysis ------------------------------------------------------------------------------
@@ -52,7 +55,9 @@ def test_the_review_marks_the_one_bad_move_as_the_costliest():
     made = analysis.analyze(BAD, seed=1)
     rows = {row["index"]: row for row in made["decisions"]}
     costly = [row["index"] for row in made["decisions"] if row["costly"]]
-    assert costly == [BAD_INDEX]
+    assert costly == [SLIP_INDEX, BAD_INDEX]
+    assert rows[SLIP_INDEX]["cost"] == analysis.COSTLY
+    assert rows[SLIP_INDEX]["made"] == "0-1:right" and rows[SLIP_INDEX]["best"] == "1-3:left"
     bad = rows[BAD_INDEX]
     assert bad["cost"] == max(row["cost"] for row in rows.values())
     assert bad["cost"] >= 5

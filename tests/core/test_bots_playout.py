@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,27 +71,18 @@ def check_playout(k: playout.Kit, state: game.State, policy=playout.playout) -> 
     assert out == (result.winner if result.reason == "domino" else None)
 
 
+@pytest.mark.parametrize("policy", [playout.playout, playout.judged], ids=lambda f: f.__name__)
 @settings(max_examples=60, deadline=None)
-@given(RULES, SEEDS, SEEDS)
-def test_a_playout_from_any_position_is_a_legal_round_with_the_cores_scores(rules, deal, play):
+@given(rules=RULES, deal=SEEDS, play=SEEDS)
+def test_a_playout_from_any_position_is_a_legal_round_with_the_cores_scores(
+    policy, rules, deal, play
+):
     k = playout.kit(rules)
     state = game.start(game.deal(rules, random.Random(deal)), rules)
     rng = random.Random(play)
     while not state.over:
         if state.line:
-            check_playout(k, state)
-        state, _ = game.step(state, state.turn, rng.choice(game.legal_actions(state, state.turn)))
-
-
-@settings(max_examples=60, deadline=None)
-@given(RULES, SEEDS, SEEDS)
-def test_the_new_hards_playouts_are_legal_rounds_with_the_cores_scores(rules, deal, play):
-    k = playout.kit(rules)
-    state = game.start(game.deal(rules, random.Random(deal)), rules)
-    rng = random.Random(play)
-    while not state.over:
-        if state.line:
-            check_playout(k, state, playout.judged)
+            check_playout(k, state, policy)
         state, _ = game.step(state, state.turn, rng.choice(game.legal_actions(state, state.turn)))
 
 

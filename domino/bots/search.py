@@ -8,6 +8,12 @@ drawing or not, scoring, blocked rounds, sides). The play with the best average 
 for this seat's side wins: what the side writes against the other sides (a partner going
 out is this seat's win; under goat scoring: the fewest penalty points against the others').
 Fixed counts, not a clock, so a seed repeats a game.
+
+With two seats (issue 33): one play per distinct effect; half way through the worlds the
+plays clearly worse than the best are dropped and their playouts go to the rest; playouts
+use the block game's judgement in every game (`playout.judged`); and once nothing is left to
+draw, a small world is solved exactly (domino/bots/endgame.py) instead of played out. With
+three and four seats the search is hard-before's (domino/bots/search_before.py).
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ CANDIDATES = 3  # worlds drawn for each one kept
 HEAVIER_KEPT = 0.3  # chance a player keeps a heavier tile that fits over a lighter one
 SOLVE_TILES = 8  # a world with at most this many tiles in hands after the play is solved
 SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds together
-SOLVE_DRAWS = False  # solve worlds with tiles left to draw too (their order then known)
 PRUNE_AT = 0.5  # after this share of the worlds, plays clearly worse than the best are dropped
 PRUNE_Z = 2.0  # clearly: worse by this many standard errors of the paired difference
 ROLLOUT = judged  # the playout policy (hard-before plays out with playout.playout)
@@ -122,7 +121,7 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = Fals
     ]
     unseen = [k.index[t] for t in know.unseen]
     drawing = view.rules.boneyard and view.boneyard_count > 0
-    small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and (SOLVE_DRAWS or not drawing)
+    small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and not drawing
     two = _two_seats(view)
     solver = Solver(k, view.seat, SOLVE_NODES) if small and two else None
     rollout = ROLLOUT if two else playout
@@ -142,7 +141,7 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = Fals
         plays = [legal[i] for i in alive]
         exact = None
         if solver is not None and solver.budget > 0:
-            exact = _solved(k, view, mine, hands, boneyard, plays, solver, solved)
+            exact = _solved(k, view, mine, hands, plays, solver, solved)
         if exact is None:
             exact = [_try(k, view, mine, hands, boneyard, play, rollout) for play in plays]
         for i, value_ in zip(alive, exact, strict=True):
@@ -168,11 +167,13 @@ def _survivors(points: list[list[int]], alive: list[int]) -> list[int]:
     return kept
 
 
-def _solved(k: Kit, view: SeatView, mine, others, boneyard, legal, solver, solved):
-    """Every play's exact value in this world, or None if the node budget ran out."""
-    if not k.rules.boneyard:
-        boneyard = []
-    key = (tuple(tuple(sorted(hand)) for hand in others), tuple(boneyard))
+def _solved(k: Kit, view: SeatView, mine, others, legal, solver, solved):
+    """Every play's exact value in this world, or None if the node budget ran out.
+
+    Only called with nothing left to draw: the world is its hands alone (the block game's
+    sleeping tiles are never drawn).
+    """
+    key = tuple(tuple(sorted(hand)) for hand in others)
     known = solved.setdefault(key, {})
     values = []
     for play in legal:
@@ -185,7 +186,7 @@ def _solved(k: Kit, view: SeatView, mine, others, boneyard, legal, solver, solve
             points = value(k, _seated(k, view.seat, hand, others), view.seat, view.seat)
         else:
             hands = [mask_of(h) for h in _seated(k, view.seat, hand, others)]
-            points = solver.solve(hands, boneyard, left, right, k.after[view.seat])
+            points = solver.solve(hands, [], left, right, k.after[view.seat])
             if points is None:
                 return None
         known[play] = points

@@ -16,7 +16,8 @@ class Other:
 
     `voids` are the numbers it certainly holds none of now; `old_voids` maps a number it
     lacked earlier to how many of its current tiles may have been drawn since (so at most
-    that many can show it); `free_plays` are its plays made by choice, with the ends then.
+    that many can show it); `free_plays` are its plays made by choice, with the ends then,
+    and `drawn_after` how many tiles it has drawn since each of them (so not held then).
     `turns` is how many turns after this seat's it plays (1: next); `partner` is true for
     this seat's partner. `strengths` maps each number it left open by choice to how often,
     less the numbers it has since shown it lacks: numbers it likely holds more of.
@@ -27,6 +28,7 @@ class Other:
     voids: frozenset[int]
     old_voids: dict[int, int]
     free_plays: tuple[tuple[Tile, int, int], ...] = ()
+    drawn_after: tuple[int, ...] = ()
     turns: int = 1
     partner: bool = False
     strengths: dict[int, int] = field(default_factory=dict)
@@ -76,25 +78,29 @@ def deduce(view: SeatView) -> Knowledge:
     for step in range(1, seats):
         other = (seat + step) % seats
         lacks, old_voids = voids(view.history, other)
-        free = _free_plays(view.history, other)
+        free, drawn = _free_plays(view.history, other)
         partner = rules.side(other) == side
         strong = _strengths(view.history, other, lacks) if partner else {}
         others.append(
-            Other(other, view.counts[other], lacks, old_voids, free, step, partner, strong)
+            Other(other, view.counts[other], lacks, old_voids, free, drawn, step, partner, strong)
         )
     return Knowledge(unseen, view.boneyard_count, tuple(others))
 
 
-def _free_plays(history, other: int) -> tuple[tuple[Tile, int, int], ...]:
-    """The other seat's plays made by choice (not right after drawing), with the ends then."""
-    free, drew = [], False
+def _free_plays(history, other: int):
+    """The other seat's plays made by choice (not right after drawing), with the ends then,
+    and how many tiles it drew after each."""
+    free, draws, drew = [], [], False
     for move in history:
         if move.seat != other:
             continue
         if move.action == "play" and not drew and move.left is not None:
             free.append((move.tile, move.left, move.right))
+            draws.append(0)
         drew = move.action == "draw"
-    return tuple(free)
+        if drew:
+            draws = [n + 1 for n in draws]
+    return tuple(free), tuple(draws)
 
 
 def _strengths(history, other: int, voids: frozenset[int]) -> dict[int, int]:

@@ -12,8 +12,13 @@ Fixed counts, not a clock, so a seed repeats a game.
 With two seats (issue 33): one play per distinct effect; half way through the worlds the
 plays clearly worse than the best are dropped and their playouts go to the rest; playouts
 use the block game's judgement in every game (`playout.judged`); and once nothing is left to
-draw, a small world is solved exactly (domino/bots/endgame.py) instead of played out. With
-three and four seats the search is hard-before's (domino/bots/search_before.py).
+draw, a small world is solved exactly (domino/bots/endgame.py) instead of played out. The
+worlds follow a player model: the other seat lays its heaviest tile that fits, and keeps a
+heavier one only with chance HEAVIER_KEPT (KEPT_SHOWN once it has shown it does so); a tile
+drawn since a choice may not have been held then (`seen_choices`, `likelihood`). Choosing,
+hard counts a round won WIN_BONUS points more and one lost as many less: a sure small win
+over a risky bigger one. With three and four seats the search is hard-before's
+(domino/bots/search_before.py).
 """
 
 from __future__ import annotations
@@ -30,17 +35,22 @@ from .worlds import sample
 
 PLAYOUTS = 1200  # playouts per decision, shared among the legal plays (after pruning too)
 MIN_WORLDS = 24
-CANDIDATES = 3  # worlds drawn for each one kept
-HEAVIER_KEPT = 0.3  # chance a player keeps a heavier tile that fits over a lighter one
+CANDIDATES = 8  # worlds drawn for each one kept
+HEAVIER_KEPT = 0.1  # chance a player keeps a heavier tile that fits over a lighter one
+KEPT_SHOWN = 0.5  # the same chance once it has shown it does
+WIN_BONUS = 8  # what hard adds to a round it wins (takes from one it loses) when it chooses
 SOLVE_TILES = 8  # a world with at most this many tiles in hands after the play is solved
 SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds together
 PRUNE_AT = 0.5  # after this share of the worlds, plays clearly worse than the best are dropped
 PRUNE_Z = 2.0  # clearly: worse by this many standard errors of the paired difference
 ROLLOUT = judged  # the playout policy (hard-before plays out with playout.playout)
 # Three and four seats keep hard-before's search: 2,400 playouts, all plays to the end, the
-# heavy-first playouts, nothing solved. What serves two seats above was not shown to pay
-# there (docs/benchmarks.md, issue 33), and a level keeps only what pays.
+# heavy-first playouts, nothing solved, its player model, no bonus. What serves two seats
+# above was not shown to pay there (docs/benchmarks.md, issue 33), and a level keeps only
+# what pays.
 WIDE_PLAYOUTS = 2400
+WIDE_CANDIDATES = 3
+WIDE_KEPT = 0.3
 
 
 def hard_bot(view: SeatView, rng: Random) -> Action:
@@ -48,14 +58,19 @@ def hard_bot(view: SeatView, rng: Random) -> Action:
     legal = _distinct(view)
     if len(legal) == 1 or not isinstance(legal[0], Play):
         return legal[0]
-    options = estimate(view, rng, prune=_two_seats(view))
+    two = _two_seats(view)
+    options = estimate(view, rng, prune=two, bonus=WIN_BONUS if two else 0)
     best = max(mean for _play, mean in options)
     picks = [play for play, mean in options if mean == best]
     return picks[0] if len(picks) == 1 else rng.choice(picks)
 
 
 def estimate(
-    view: SeatView, rng: Random, playouts: int | None = None, prune: bool = False
+    view: SeatView,
+    rng: Random,
+    playouts: int | None = None,
+    prune: bool = False,
+    bonus: int = 0,
 ) -> tuple[tuple[Play, float], ...]:
     """Each legal play with this seat's mean net points after it, on shared worlds.
 
@@ -64,6 +79,8 @@ def estimate(
     With `prune`, as `hard_bot` weighs them (it plays the best of these): one play for each
     distinct effect, and after PRUNE_AT of the worlds the plays clearly worse than the best
     are dropped (left out of the answer), their playouts going to more worlds for the rest.
+    `bonus` is added to every won round's points and taken from every lost one's (hard
+    chooses with WIN_BONUS at two seats); with 0 the means are net points.
     A view with no play to make (a draw or a pass) gives ().
     """
     legal = _distinct(view) if prune else _options(view)
@@ -71,7 +88,7 @@ def estimate(
         return ()
     if playouts is None:
         playouts = PLAYOUTS if _two_seats(view) else WIDE_PLAYOUTS
-    means, alive = _means(view, legal, rng, playouts, prune)
+    means, alive = _means(view, legal, rng, playouts, prune, bonus)
     return tuple((legal[i], means[i]) for i in alive)
 
 
@@ -100,7 +117,7 @@ def _distinct(view: SeatView) -> tuple[Action, ...]:
     return tuple(options)
 
 
-def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = False):
+def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus=0):
     """Each play's mean net points over the sampled worlds, and the plays still in the race
     (indexes into `legal`; all of them unless `prune`).
 
@@ -115,14 +132,12 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = Fals
     worlds = max(MIN_WORLDS, playouts // len(legal))
     budget = worlds * len(legal)
     mine = [k.index[t] for t in view.hand]
-    choices = [
-        [(k.index[t], (1 << left) | (1 << right)) for t, left, right in other.free_plays]
-        for other in know.others
-    ]
+    two = _two_seats(view)
+    choices = [seen_choices(k, other, two) for other in know.others]
+    candidates = CANDIDATES if two else WIDE_CANDIDATES
     unseen = [k.index[t] for t in know.unseen]
     drawing = view.rules.boneyard and view.boneyard_count > 0
     small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and not drawing
-    two = _two_seats(view)
     solver = Solver(k, view.seat, SOLVE_NODES) if small and two else None
     rollout = ROLLOUT if two else playout
     solved: dict = {}
@@ -137,7 +152,7 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = Fals
                 break
         world += 1
         budget -= len(alive)
-        hands, boneyard = _likely_world(k, know, unseen, choices, rng)
+        hands, boneyard = _likely_world(k, know, unseen, choices, rng, candidates)
         plays = [legal[i] for i in alive]
         exact = None
         if solver is not None and solver.budget > 0:
@@ -145,7 +160,7 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune: bool = Fals
         if exact is None:
             exact = [_try(k, view, mine, hands, boneyard, play, rollout) for play in plays]
         for i, value_ in zip(alive, exact, strict=True):
-            points[i].append(value_)
+            points[i].append(value_ + bonus if value_ > 0 else value_ - bonus if value_ else 0)
     means = [sum(p) / len(p) for p in points]
     return means, alive
 
@@ -221,12 +236,13 @@ def _laid(k: Kit, view: SeatView, play: Play) -> tuple[int, int, int]:
     return tile, left, right
 
 
-def _likely_world(k: Kit, know: Knowledge, unseen: list[int], choices, rng: Random):
-    """Draw a few worlds and keep one in proportion to how well it explains past choices."""
+def _likely_world(k: Kit, know: Knowledge, unseen: list[int], choices, rng: Random, candidates):
+    """Draw `candidates` worlds and keep one in proportion to how well it explains past
+    choices."""
     if not any(choices):
         return sample(k, know, rng, unseen)
-    worlds = [sample(k, know, rng, unseen) for _ in range(CANDIDATES)]
-    weights = [_likelihood(k, hands, choices) for hands, _ in worlds]
+    worlds = [sample(k, know, rng, unseen) for _ in range(candidates)]
+    weights = [likelihood(k, hands, choices) for hands, _ in worlds]
     pick = rng.random() * sum(weights)
     for world, weight in zip(worlds, weights, strict=True):
         pick -= weight
@@ -235,7 +251,48 @@ def _likely_world(k: Kit, know: Knowledge, unseen: list[int], choices, rng: Rand
     return worlds[-1]
 
 
-def _likelihood(k: Kit, hands: list[list[int]], choices) -> float:
+def seen_choices(k: Kit, other, two: bool) -> list[tuple[int, int, float]]:
+    """Another seat's plays by choice as (tile number, mask of the ends then, factor): the
+    factor a world's weight takes for each tile of that hand heavier than the one laid that
+    fitted then. A tile drawn since was not held then: of the hand's tiles now, as many as
+    were drawn since may be new, so the factor is the model's only for the share that is not.
+
+    The model: a seat keeps a heavier tile that fits with chance HEAVIER_KEPT, until it has
+    shown it does so (a later play of a tile it held then, heavier and fitting); from then
+    on with chance KEPT_SHOWN. With more than two seats (hard-before's model): WIDE_KEPT,
+    drawn or not, shown or not.
+    """
+    if not two:
+        return [
+            (k.index[tile], (1 << left) | (1 << right), WIDE_KEPT)
+            for tile, left, right in other.free_plays
+        ]
+    count = other.count
+    kept = KEPT_SHOWN if shown_keeping(k, other) else HEAVIER_KEPT
+    drawn = other.drawn_after or (0,) * len(other.free_plays)
+    out = []
+    for (tile, left, right), since in zip(other.free_plays, drawn, strict=True):
+        held = max(count - since, 0) / count if count else 1.0
+        out.append((k.index[tile], (1 << left) | (1 << right), 1 - held * (1 - kept)))
+    return out
+
+
+def shown_keeping(k: Kit, other) -> bool:
+    """True once another seat has laid by choice a tile it held at an earlier choice (no
+    draw between) that fitted then and was heavier than the tile it laid then."""
+    mask, pips, index = k.mask, k.pips, k.index
+    drawn = other.drawn_after or (0,) * len(other.free_plays)
+    plays = list(zip(other.free_plays, drawn, strict=True))
+    for i, ((tile, left, right), since) in enumerate(plays):
+        ends, light = (1 << left) | (1 << right), pips[index[tile]]
+        for (later, _left, _right), after in plays[i + 1 :]:
+            t = index[later]
+            if after == since and mask[t] & ends and pips[t] > light:
+                return True
+    return False
+
+
+def likelihood(k: Kit, hands: list[list[int]], choices) -> float:
     """How likely the other seats' past choices are with `hands`, if they shed heavy first.
 
     Each tile of a hand that fitted an end and was heavier than the tile its seat chose to
@@ -244,11 +301,11 @@ def _likelihood(k: Kit, hands: list[list[int]], choices) -> float:
     weight = 1.0
     pips, mask = k.pips, k.mask
     for hand, chosen in zip(hands, choices, strict=True):
-        for played, ends in chosen:
+        for played, ends, factor in chosen:
             least = pips[played]
             for t in hand:
                 if mask[t] & ends and pips[t] > least:
-                    weight *= HEAVIER_KEPT
+                    weight *= factor
     return weight
 
 

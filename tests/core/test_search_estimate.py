@@ -12,6 +12,7 @@ from domino.bots.heuristic import ends_after
 from domino.events import LEFT, PASS, Play
 from domino.rules import PRESETS, Rules
 from domino.views import seat_view
+from tests.support.scenario import play, round_of
 
 RULES = [Rules(), PRESETS["block"], PRESETS["three"], PRESETS["pairs"]]
 
@@ -46,7 +47,8 @@ def test_hard_plays_the_best_estimate(rules):
     assert len(views) >= 10
     for n, view in enumerate(views):
         rng = random.Random(n)
-        options = search.estimate(view, rng, prune=rules.seats == 2)
+        two = rules.seats == 2
+        options = search.estimate(view, rng, prune=two, bonus=search.WIN_BONUS if two else 0)
         best = max(ev for _play, ev in options)
         picks = [play for play, ev in options if ev == best]
         expected = picks[0] if len(picks) == 1 else rng.choice(picks)
@@ -103,3 +105,22 @@ def test_hard_weighs_each_effect_once_and_drops_plays_clearly_worse(rules):
         distinct = {(play.tile, tuple(sorted(ends_after(view, play)))) for play in every}
         dropped += len(kept) < len(distinct)
     assert dropped
+
+
+# -- the score hard plays for: net points, and a bonus for winning -----------------------------
+
+# A double-three block game with every tile dealt: each seat counts the other's hand, so every
+# world is the same one and solved exactly. Seat 1 then has two plays on the 3: 2-3 wins it
+# the round by 3 points, 0-3 loses it by 3.
+COUNTED = Rules(
+    seats=2, hand_size=5, boneyard=False, max_pip=3, blocked="difference", opener="lowest-double"
+)
+
+
+def test_a_win_bonus_moves_each_exact_value_away_from_zero_and_estimate_reports_net_points():
+    state = round_of("0-1 1-2 1-3 0-0 3-3", "1-1 2-2 0-2 2-3 0-3", rules=COUNTED)
+    view = seat_view(play(state, "1: 1-1 right", "0: 1-3 right"), 1)
+    net = {str(p.tile): ev for p, ev in search.estimate(view, random.Random(1))}
+    assert net == {"2-3": 3.0, "0-3": -3.0}
+    scored = search.estimate(view, random.Random(1), bonus=8)
+    assert {str(p.tile): ev for p, ev in scored} == {"2-3": 11.0, "0-3": -11.0}

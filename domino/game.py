@@ -144,6 +144,13 @@ def opener(rules: Rules, hands: tuple[tuple[Tile, ...], ...]) -> tuple[int, Tile
     return next(seat for seat, hand in enumerate(hands) if tile in hand), tile
 
 
+def outranking(rules: Rules, tile: Tile) -> frozenset[Tile]:
+    """The tiles of the rules' set that would have made their holder the opener before
+    `tile`: when `tile` opened by the rule, none of them was dealt."""
+    order = _OPENERS[rules.opener]
+    return frozenset(t for t in rules.full_set() if order[t] > order[tile])
+
+
 def start(started: RoundStarted, rules: Rules = DEFAULT, leader: int | None = None) -> State:
     """The state right after the deal; a deal that breaks the rules raises IllegalMove.
 

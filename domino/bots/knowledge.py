@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..counter import voids
+from ..game import outranking
 from ..tiles import Tile
 from ..views import SeatView
 
@@ -18,6 +19,7 @@ class Other:
     lacked earlier to how many of its current tiles may have been drawn since (so at most
     that many can show it); `free_plays` are its plays made by choice, with the ends then,
     and `drawn_after` how many tiles it has drawn since each of them (so not held then).
+    `drawn` is how many tiles it has drawn this round.
     `turns` is how many turns after this seat's it plays (1: next); `partner` is true for
     this seat's partner. `strengths` maps each number it left open by choice to how often,
     less the numbers it has since shown it lacks: numbers it likely holds more of.
@@ -32,6 +34,7 @@ class Other:
     turns: int = 1
     partner: bool = False
     strengths: dict[int, int] = field(default_factory=dict)
+    drawn: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +43,16 @@ class Knowledge:
 
     `unseen` are the tiles neither in this hand nor in the line: the other hands and the
     boneyard between them (in the block game, the sleeping tiles are unseen too).
-    `others` holds every other seat in turn order, the next to play first.
+    `others` holds every other seat in turn order, the next to play first. `undealt` are the
+    unseen tiles no hand held at the deal: every round opens by the rules' opener, so no tile
+    that outranks the opening one was dealt (`game.outranking`). A hand can hold one only by
+    drawing it.
     """
 
     unseen: tuple[Tile, ...]
     boneyard_count: int
     others: tuple[Other, ...]
+    undealt: frozenset[Tile] = frozenset()
 
     @property
     def next(self) -> Other:
@@ -81,10 +88,33 @@ def deduce(view: SeatView) -> Knowledge:
         free, drawn = _free_plays(view.history, other)
         partner = rules.side(other) == side
         strong = _strengths(view.history, other, lacks) if partner else {}
+        drew = sum(1 for move in view.history if move.seat == other and move.action == "draw")
         others.append(
-            Other(other, view.counts[other], lacks, old_voids, free, drawn, step, partner, strong)
+            Other(
+                seat=other,
+                count=view.counts[other],
+                voids=lacks,
+                old_voids=old_voids,
+                free_plays=free,
+                drawn_after=drawn,
+                turns=step,
+                partner=partner,
+                strengths=strong,
+                drawn=drew,
+            )
         )
-    return Knowledge(unseen, view.boneyard_count, tuple(others))
+    return Knowledge(unseen, view.boneyard_count, tuple(others), _undealt(view, unseen))
+
+
+def _undealt(view: SeatView, unseen: tuple[Tile, ...]) -> frozenset[Tile]:
+    """The unseen tiles that outrank the opening tile, when every round opens by the rule."""
+    rules = view.rules
+    if rules.lead != "opening-tile" or rules.next_opener != "rule" or not view.history:
+        return frozenset()
+    first = view.history[0]
+    if first.action != "play" or first.tile is None:
+        return frozenset()
+    return outranking(rules, first.tile).intersection(unseen)
 
 
 def _free_plays(history, other: int):

@@ -14,8 +14,9 @@ plays clearly worse than the best are dropped and their playouts go to the rest;
 use the block game's judgement in every game (`playout.judged`); and once nothing is left to
 draw, a small world is solved exactly (domino/bots/endgame.py) instead of played out. The
 worlds follow a player model: the other seat lays its heaviest tile that fits, and keeps a
-heavier one only with chance HEAVIER_KEPT (KEPT_SHOWN once it has shown it does so); a tile
-drawn since a choice may not have been held then (`seen_choices`, `likelihood`). Choosing,
+heavier one only with chance HEAVIER_KEPT; a tile drawn since a choice may not have been held
+then (`seen_choices`); and a tile that outranks the opening one was dealt to no hand, so a
+seat holds one only by drawing it (`Knowledge.undealt`, `undealt_odds`). Choosing,
 hard counts a round won WIN_BONUS points more and one lost as many less: a sure small win
 over a risky bigger one. With three and four seats the search is hard-before's
 (domino/bots/search_before.py).
@@ -31,13 +32,13 @@ from .endgame import Solver, mask_of
 from .heuristic import ends_after
 from .knowledge import Knowledge, deduce
 from .playout import Kit, judged, kit, playout, value
-from .worlds import sample
+from .worlds import Sampler
 
 PLAYOUTS = 1200  # playouts per decision, shared among the legal plays (after pruning too)
 MIN_WORLDS = 24
 CANDIDATES = 8  # worlds drawn for each one kept
 HEAVIER_KEPT = 0.1  # chance a player keeps a heavier tile that fits over a lighter one
-KEPT_SHOWN = 0.5  # the same chance once it has shown it does
+UNDEALT = True  # worlds know the tiles no hand was dealt (`Knowledge.undealt`)
 WIN_BONUS = 8  # what hard adds to a round it wins (takes from one it loses) when it chooses
 SOLVE_TILES = 8  # a world with at most this many tiles in hands after the play is solved
 SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds together
@@ -136,6 +137,9 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus
     choices = [seen_choices(k, other, two) for other in know.others]
     candidates = CANDIDATES if two else WIDE_CANDIDATES
     unseen = [k.index[t] for t in know.unseen]
+    undealt = two and UNDEALT
+    draw = Sampler(k, know, unseen, undealt=undealt)
+    drawn = [undealt_odds(k, know, other) for other in know.others] if undealt else None
     drawing = view.rules.boneyard and view.boneyard_count > 0
     small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and not drawing
     solver = Solver(k, view.seat, SOLVE_NODES) if small and two else None
@@ -152,7 +156,7 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus
                 break
         world += 1
         budget -= len(alive)
-        hands, boneyard = _likely_world(k, know, unseen, choices, rng, candidates)
+        hands, boneyard = _likely_world(k, draw, choices, drawn, rng, candidates)
         plays = [legal[i] for i in alive]
         exact = None
         if solver is not None and solver.budget > 0:
@@ -236,13 +240,13 @@ def _laid(k: Kit, view: SeatView, play: Play) -> tuple[int, int, int]:
     return tile, left, right
 
 
-def _likely_world(k: Kit, know: Knowledge, unseen: list[int], choices, rng: Random, candidates):
+def _likely_world(k: Kit, draw: Sampler, choices, drawn, rng: Random, candidates: int):
     """Draw `candidates` worlds and keep one in proportion to how well it explains past
-    choices."""
-    if not any(choices):
-        return sample(k, know, rng, unseen)
-    worlds = [sample(k, know, rng, unseen) for _ in range(candidates)]
-    weights = [likelihood(k, hands, choices) for hands, _ in worlds]
+    choices and draws (`likelihood`)."""
+    if not any(choices) and not any(drawn or ()):
+        return draw(rng)
+    worlds = [draw(rng) for _ in range(candidates)]
+    weights = [likelihood(k, hands, choices, drawn) for hands, _ in worlds]
     pick = rng.random() * sum(weights)
     for world, weight in zip(worlds, weights, strict=True):
         pick -= weight
@@ -257,18 +261,15 @@ def seen_choices(k: Kit, other, two: bool) -> list[tuple[int, int, float]]:
     fitted then. A tile drawn since was not held then: of the hand's tiles now, as many as
     were drawn since may be new, so the factor is the model's only for the share that is not.
 
-    The model: a seat keeps a heavier tile that fits with chance HEAVIER_KEPT, until it has
-    shown it does so (a later play of a tile it held then, heavier and fitting); from then
-    on with chance KEPT_SHOWN. With more than two seats (hard-before's model): WIDE_KEPT,
-    drawn or not, shown or not.
+    The model: a seat keeps a heavier tile that fits with chance HEAVIER_KEPT. With more
+    than two seats (hard-before's model): WIDE_KEPT, drawn since or not.
     """
     if not two:
         return [
             (k.index[tile], (1 << left) | (1 << right), WIDE_KEPT)
             for tile, left, right in other.free_plays
         ]
-    count = other.count
-    kept = KEPT_SHOWN if shown_keeping(k, other) else HEAVIER_KEPT
+    count, kept = other.count, HEAVIER_KEPT
     drawn = other.drawn_after or (0,) * len(other.free_plays)
     out = []
     for (tile, left, right), since in zip(other.free_plays, drawn, strict=True):
@@ -277,26 +278,23 @@ def seen_choices(k: Kit, other, two: bool) -> list[tuple[int, int, float]]:
     return out
 
 
-def shown_keeping(k: Kit, other) -> bool:
-    """True once another seat has laid by choice a tile it held at an earlier choice (no
-    draw between) that fitted then and was heavier than the tile it laid then."""
-    mask, pips, index = k.mask, k.pips, k.index
-    drawn = other.drawn_after or (0,) * len(other.free_plays)
-    plays = list(zip(other.free_plays, drawn, strict=True))
-    for i, ((tile, left, right), since) in enumerate(plays):
-        ends, light = (1 << left) | (1 << right), pips[index[tile]]
-        for (later, _left, _right), after in plays[i + 1 :]:
-            t = index[later]
-            if after == since and mask[t] & ends and pips[t] > light:
-                return True
-    return False
+def undealt_odds(k: Kit, know: Knowledge, other) -> tuple[frozenset[int], float] | None:
+    """For a seat that has drawn, the tiles of `know.undealt` (as numbers) and the chance one
+    of its tiles is a drawn one: its draws over its count, at most 1. None if it has drawn
+    nothing (the sampler then deals it none of them) or nothing is undealt."""
+    if not other.drawn or not know.undealt or not other.count:
+        return None
+    tiles = frozenset(k.index[t] for t in know.undealt)
+    return tiles, min(other.drawn, other.count) / other.count
 
 
-def likelihood(k: Kit, hands: list[list[int]], choices) -> float:
+def likelihood(k: Kit, hands: list[list[int]], choices, drawn=None) -> float:
     """How likely the other seats' past choices are with `hands`, if they shed heavy first.
 
     Each tile of a hand that fitted an end and was heavier than the tile its seat chose to
-    lay instead makes the world less likely; a world's playouts count with this weight.
+    lay instead makes the world less likely; so does each tile no hand was dealt, by the
+    chance it was drawn (`drawn`: `undealt_odds` per seat, or None). A world's playouts
+    count with this weight.
     """
     weight = 1.0
     pips, mask = k.pips, k.mask
@@ -305,6 +303,14 @@ def likelihood(k: Kit, hands: list[list[int]], choices) -> float:
             least = pips[played]
             for t in hand:
                 if mask[t] & ends and pips[t] > least:
+                    weight *= factor
+    if drawn is None:
+        return weight
+    for hand, odds in zip(hands, drawn, strict=True):
+        if odds is not None:
+            undealt, factor = odds
+            for t in hand:
+                if t in undealt:
                     weight *= factor
     return weight
 

@@ -23,11 +23,11 @@ TRIES = 20  # deals of one hand before it is built tile by tile instead
 def sample(k: Kit, know: Knowledge, rng: Random, unseen: list[int] | None = None, tries=TRIES):
     """Hidden hands for the other seats (in `know.others` order) and a boneyard order.
 
-    `unseen` is `know.unseen` as tile numbers, if already known.
+    `unseen` is `know.unseen` as tile numbers, if already known. To sample many worlds of one
+    view, make a `Sampler` once: it draws the same worlds from the same random source.
     """
     pool = [k.index[t] for t in know.unseen] if unseen is None else unseen
-    world = _by_seat(k, know, rng, pool, tries)
-    return world if world is not None else dealt(k, know, rng, pool)
+    return Sampler(k, know, pool, tries)(rng)
 
 
 def void_masks(know: Knowledge) -> list[int]:
@@ -41,34 +41,68 @@ def void_masks(know: Knowledge) -> list[int]:
     return masks
 
 
-def _by_seat(k: Kit, know: Knowledge, rng: Random, pool: list[int], tries: int):
-    """Deal each hand uniformly from what its seat may hold, the most constrained first;
-    None if a hand cannot be dealt so (then `dealt` builds the world)."""
-    mask, others = k.mask, know.others
-    voids = void_masks(know)
-    order = range(len(others))
-    if len(others) > 1:
-        pairs = zip(others, voids, strict=True)
-        slack = [sum(1 for t in pool if not mask[t] & v) - o.count for o, v in pairs]
-        order = sorted(order, key=slack.__getitem__)
-    hands: list[list[int]] = [[] for _ in others]
-    for i in order:
-        void, count = voids[i], others[i].count
-        allowed = [t for t in pool if not mask[t] & void]
-        barred = [t for t in pool if mask[t] & void]
-        if len(allowed) < count:
-            return None
-        for _ in range(tries):
-            rng.shuffle(allowed)
-            hand = allowed[:count]
-            if fits_old_voids(k, hand, others[i].old_voids):
-                break
-        else:
-            return None
-        hands[i] = hand
-        pool = allowed[count:] + barred
-    rng.shuffle(pool)
-    return hands, pool
+class Sampler:
+    """`sample` for one view, what does not change from world to world worked out once:
+    the order the hands are dealt in (the most constrained first) and what the first may
+    hold. With `undealt`, a seat that has drawn nothing is dealt none of `know.undealt` (if
+    `dealt` has to build the world, it does not know this)."""
+
+    def __init__(
+        self, k: Kit, know: Knowledge, pool: list[int], tries: int = TRIES, undealt=False
+    ) -> None:
+        self.k, self.know, self.pool, self.tries = k, know, pool, tries
+        mask, others = k.mask, know.others
+        self.voids = voids = void_masks(know)
+        # with `undealt`, a seat that has drawn nothing holds none of `know.undealt`
+        unheld = frozenset(k.index[t] for t in know.undealt) if undealt else frozenset()
+        self.unheld = [frozenset() if o.drawn else unheld for o in others]
+        order = range(len(others))
+        if len(others) > 1:
+            pairs = zip(others, voids, strict=True)
+            slack = [sum(1 for t in pool if not mask[t] & v) - o.count for o, v in pairs]
+            order = sorted(order, key=slack.__getitem__)
+        self.order = list(order)
+        self.allowed, self.barred = self._split(pool, self.order[0])
+
+    def _split(self, pool: list[int], i: int) -> tuple[list[int], list[int]]:
+        """The tiles of `pool` seat `i` may hold, and the rest, each in pool order."""
+        mask, void, unheld = self.k.mask, self.voids[i], self.unheld[i]
+        if not unheld:
+            return [t for t in pool if not mask[t] & void], [t for t in pool if mask[t] & void]
+        allowed = [t for t in pool if not mask[t] & void and t not in unheld]
+        return allowed, [t for t in pool if mask[t] & void or t in unheld]
+
+    def __call__(self, rng: Random):
+        """One world: hands in `know.others` order and a boneyard order."""
+        world = self._by_seat(rng)
+        return world if world is not None else dealt(self.k, self.know, rng, self.pool)
+
+    def _by_seat(self, rng: Random):
+        """Deal each hand uniformly from what its seat may hold, the most constrained first;
+        None if a hand cannot be dealt so (then `dealt` builds the world)."""
+        k, others = self.k, self.know.others
+        hands: list[list[int]] = [[] for _ in others]
+        pool = self.pool
+        for step, i in enumerate(self.order):
+            count = others[i].count
+            if step:
+                allowed, barred = self._split(pool, i)
+            else:
+                allowed, barred = self.allowed[:], self.barred
+            if len(allowed) < count:
+                return None
+            for _ in range(self.tries):
+                rng.shuffle(allowed)
+                hand = allowed[:count]
+                if fits_old_voids(k, hand, others[i].old_voids):
+                    break
+            else:
+                return None
+            hands[i] = hand
+            pool = allowed[count:] + barred
+        pool = pool[:] if pool is self.pool else pool
+        rng.shuffle(pool)
+        return hands, pool
 
 
 def fits_old_voids(k: Kit, hand: list[int], old: dict[int, int]) -> bool:

@@ -104,7 +104,7 @@ def test_hard_samples_worlds_that_fit_everything_public(rules, deal, moves, seed
         return
     know = deduce(seat_view(state, state.turn))
     k = kit(rules)
-    hands, boneyard = search.sample(k, know, random.Random(seed))
+    hands, boneyard = worlds.sample(k, know, random.Random(seed))
     dealt = [k.tiles[t] for hand in hands for t in hand] + [k.tiles[t] for t in boneyard]
     assert sorted(dealt) == sorted(know.unseen)
     assert len(boneyard) == know.boneyard_count
@@ -142,7 +142,7 @@ def test_hard_never_gives_a_voided_number_to_the_other_hand_in_the_block_game():
     k = kit(BLOCK)
     rng = random.Random(5)
     for _ in range(50):
-        (hand,), sleeping = search.sample(k, know, rng)
+        (hand,), sleeping = worlds.sample(k, know, rng)
         assert not any(k.tiles[t].has(1) or k.tiles[t].has(2) for t in hand)
         assert len(sleeping) == 14
 

@@ -10,6 +10,8 @@ import secrets
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domino import game
 from domino.events import DRAW, PASS, Play, TileDrawn, TilePlayed
@@ -18,6 +20,7 @@ from domino.rules import DEFAULT, Rules
 from domino.tiles import Laid, Tile, full_set, tiles
 from domino.views import seat_view
 from tests.support.scenario import deal_of, line, play, round_of
+from tests.support.strategies import RULES
 
 GAMES = Path(__file__).parents[1] / "games"
 
@@ -308,3 +311,23 @@ def _recorded_game(reason: str) -> dict:
         if (reason == "draw") == drawn:
             return record
     raise LookupError(reason)
+
+
+@settings(max_examples=80, deadline=None)
+@given(rules=RULES, seed=st.integers(0, 2**32 - 1))
+def test_no_dealt_tile_outranks_the_opening_one_and_it_outranks_the_rest(rules, seed):
+    state = game.start(game.deal(rules, random.Random(seed)), rules)
+    dealt = {t for hand in state.hands for t in hand}
+    opening = game.opener(rules, state.hands)[1]
+    assert not dealt & game.outranking(rules, opening)
+    assert all(opening in game.outranking(rules, t) for t in dealt - {opening})
+
+
+def test_what_outranks_a_double_under_each_opener():
+    def written(rules, tile):
+        return sorted(str(t) for t in game.outranking(rules, Tile.parse(tile)))
+
+    assert written(DEFAULT, "4-4") == ["5-5", "6-6"]
+    assert written(DEFAULT, "6-6") == []
+    assert written(Rules(opener="lowest-double"), "2-2") == ["1-1"]
+    assert "6-6" in written(Rules(opener="heaviest-tile"), "5-6")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from domino.bots import search
+from domino.bots import search, worlds
 from domino.bots.knowledge import Other, deduce
 from domino.bots.playout import kit
-from domino.rules import DEFAULT
+from domino.rules import DEFAULT, PRESETS, Rules
 from domino.tiles import Tile, tiles
 from domino.views import seat_view
 from tests.support.scenario import play, round_of
@@ -18,7 +20,6 @@ K = kit(DEFAULT)
 @pytest.fixture(autouse=True)
 def model(monkeypatch):
     monkeypatch.setattr(search, "HEAVIER_KEPT", 0.1)
-    monkeypatch.setattr(search, "KEPT_SHOWN", 0.5)
     monkeypatch.setattr(search, "WIDE_KEPT", 0.3)
 
 
@@ -63,15 +64,50 @@ def test_tiles_drawn_since_a_choice_may_not_have_been_held_then():
     assert factors(other("1-3@3,6", (5,))) == [1.0]
 
 
-def test_a_seat_that_has_shown_it_keeps_heavy_tiles_is_judged_more_loosely():
-    # 3-6 fitted the 6 when 1-3 was laid, and came out later without a draw between
-    assert factors(other("1-3@3,6 3-6@3,4", (0, 0))) == [pytest.approx(0.5)] * 2
-    # with a draw between, 3-6 may be new: nothing shown
-    assert factors(other("1-3@3,6 3-6@3,4", (1, 0))) == pytest.approx([1 - 0.75 * 0.9, 0.1])
-    # a later lighter tile, or one that did not fit then, shows nothing either
-    assert factors(other("3-6@3,6 1-3@3,4", (0, 0))) == [pytest.approx(0.1)] * 2
-    assert factors(other("1-3@3,6 4-5@3,4", (0, 0))) == [pytest.approx(0.1)] * 2
-
-
 def test_with_more_than_two_seats_the_model_is_hard_befores():
+    assert factors(other("1-3@3,6 3-6@3,4", (1, 0))) == pytest.approx([1 - 0.75 * 0.9, 0.1])
     assert factors(other("1-3@3,6 3-6@3,4", (1, 0)), two=False) == [0.3, 0.3]
+
+
+# -- the tiles no hand was dealt ---------------------------------------------------------------
+
+# Seat 0 opens with 4-4, the highest double dealt: 5-5 and 6-6 lie in the boneyard. Seat 1
+# cannot follow, draws 5-5 and then 3-4, which it lays.
+NO_HIGH_DOUBLES = ("4-4 0-1 0-2 0-3 0-4 0-5 0-6", "1-2 1-3 1-5 1-6 2-3 2-5 2-6")
+
+
+def test_no_tile_that_outranks_the_opening_one_was_dealt():
+    state = play(round_of(*NO_HIGH_DOUBLES, boneyard="5-5 3-4"), "0: 4-4 left")
+    know = deduce(seat_view(state, 1))
+    assert know.undealt == set(tiles("5-5 6-6")) and know.next.drawn == 0
+    state = play(state, "1: draw", "1: draw", "1: 3-4 left")
+    know = deduce(seat_view(state, 0))
+    assert know.undealt == set(tiles("5-5 6-6"))  # 5-5 is in seat 1's hand, unseen by seat 0
+    assert know.next.drawn == 2 and know.next.count == 8
+    assert search.undealt_odds(K, know, know.next) == (
+        frozenset(K.index[t] for t in tiles("5-5 6-6")),
+        0.25,
+    )
+
+
+def test_with_a_free_lead_or_the_winner_leading_nothing_is_known_undealt():
+    for rules in (Rules(lead="any"), PRESETS["international"]):
+        state = round_of(*NO_HIGH_DOUBLES, boneyard="5-5 3-4", rules=rules)
+        assert rules.lead == "any" or rules.next_opener == "previous-winner"
+        state = play(state, "0: 4-4 left")
+        assert deduce(seat_view(state, 1)).undealt == frozenset()
+
+
+def test_a_seat_that_has_drawn_nothing_is_dealt_no_undealt_tile():
+    state = play(round_of(*NO_HIGH_DOUBLES, boneyard="5-5 3-4"), "0: 4-4 left")
+    know = deduce(seat_view(state, 0))
+    unseen = [K.index[t] for t in know.unseen]
+    high = {K.index[t] for t in tiles("5-5 6-6")}
+    rng = random.Random(3)
+    knowing = worlds.Sampler(K, know, unseen, undealt=True)
+    blind = worlds.Sampler(K, know, unseen)
+    held = [bool(high & set(knowing(rng)[0][0])) for _ in range(200)]
+    assert not any(held)
+    assert any(bool(high & set(blind(rng)[0][0])) for _ in range(200))
+    hands, boneyard = knowing(rng)
+    assert sorted(hands[0] + boneyard) == sorted(unseen) and len(hands[0]) == 7

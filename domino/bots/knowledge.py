@@ -85,10 +85,9 @@ def deduce(view: SeatView) -> Knowledge:
     for step in range(1, seats):
         other = (seat + step) % seats
         lacks, old_voids = voids(view.history, other)
-        free, drawn = _free_plays(view.history, other)
+        free, drawn, drew = _free_plays(view.history, other)
         partner = rules.side(other) == side
         strong = _strengths(view.history, other, lacks) if partner else {}
-        drew = sum(1 for move in view.history if move.seat == other and move.action == "draw")
         others.append(
             Other(
                 seat=other,
@@ -118,19 +117,18 @@ def _undealt(view: SeatView, unseen: tuple[Tile, ...]) -> frozenset[Tile]:
 
 
 def _free_plays(history, other: int):
-    """The other seat's plays made by choice (not right after drawing), with the ends then,
-    and how many tiles it drew after each."""
-    free, draws, drew = [], [], False
+    """The other seat's plays made by choice (not right after drawing), with the ends then;
+    how many tiles it drew after each; and how many it drew in all."""
+    free, at, drew, drawn = [], [], False, 0
     for move in history:
         if move.seat != other:
             continue
         if move.action == "play" and not drew and move.left is not None:
             free.append((move.tile, move.left, move.right))
-            draws.append(0)
+            at.append(drawn)
         drew = move.action == "draw"
-        if drew:
-            draws = [n + 1 for n in draws]
-    return tuple(free), tuple(draws)
+        drawn += drew
+    return tuple(free), tuple(drawn - n for n in at), drawn
 
 
 def _strengths(history, other: int, voids: frozenset[int]) -> dict[int, int]:

@@ -164,7 +164,7 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus
         if exact is None:
             exact = [_try(k, view, mine, hands, boneyard, play, rollout) for play in plays]
         for i, value_ in zip(alive, exact, strict=True):
-            points[i].append(value_ + bonus if value_ > 0 else value_ - bonus if value_ else 0)
+            points[i].append(value_ + bonus * ((value_ > 0) - (value_ < 0)))
     means = [sum(p) / len(p) for p in points]
     return means, alive
 
@@ -270,9 +270,8 @@ def seen_choices(k: Kit, other, two: bool) -> list[tuple[int, int, float]]:
             for tile, left, right in other.free_plays
         ]
     count, kept = other.count, HEAVIER_KEPT
-    drawn = other.drawn_after or (0,) * len(other.free_plays)
     out = []
-    for (tile, left, right), since in zip(other.free_plays, drawn, strict=True):
+    for (tile, left, right), since in zip(other.free_plays, other.drawn_after, strict=True):
         held = max(count - since, 0) / count if count else 1.0
         out.append((k.index[tile], (1 << left) | (1 << right), 1 - held * (1 - kept)))
     return out

@@ -99,8 +99,7 @@ class Sampler:
             else:
                 return None
             hands[i] = hand
-            pool = allowed[count:] + barred
-        pool = pool[:] if pool is self.pool else pool
+            pool = allowed[count:] + barred  # a new list: the shuffle below leaves self.pool be
         rng.shuffle(pool)
         return hands, pool
 

@@ -18,31 +18,11 @@ import random
 import statistics
 import time
 
-from domino import bots, game
-from domino.bots import heuristic
-from domino.bots.heuristic import ends_after
-from domino.events import Play
+from domino import bots
 from domino.rules import PRESETS
-from domino.views import seat_view
+from tests.support.scenario import choice_views
 
 PRESETS_TIMED = ("classic", "block", "international", "goat", "three", "pairs")
-
-
-def choices(preset: str, count: int, seed: int) -> list:
-    """`count` seat views with two or more distinct plays, from rounds `medium` plays."""
-    rules = PRESETS[preset]
-    rng = random.Random(f"{preset}-{seed}")
-    views: list = []
-    while len(views) < count:
-        state = game.start(game.deal(rules, rng), rules)
-        while not state.over:
-            view = seat_view(state, state.turn)
-            plays = [a for a in view.legal if isinstance(a, Play)]
-            effects = {(p.tile, tuple(sorted(ends_after(view, p)))) for p in plays}
-            if len(effects) >= 2 and len(views) < count and rng.random() < 0.3:
-                views.append(view)
-            state, _move = game.step(state, state.turn, heuristic.medium_bot(view, rng))
-    return views
 
 
 def quantile(times: list[float], q: float) -> float:
@@ -71,7 +51,8 @@ def main() -> None:
             parser.error(f"unknown bot {name!r}: choose from {', '.join(bots.NAMES)}")
     print(f"{'preset':<15}{'bot':<13}{'n':>4}{'p50':>8}{'p90':>8}{'p99':>8}{'max':>8}  (ms)")
     for preset in args.presets:
-        views = choices(preset, args.positions, args.seed)
+        rng = random.Random(f"{preset}-{args.seed}")
+        views = choice_views(PRESETS[preset], rng, args.positions, distinct=True)
         times: dict[str, list[float]] = {name: [] for name in args.bots}
         for n, view in enumerate(views):
             for name in args.bots:

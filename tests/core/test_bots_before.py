@@ -12,12 +12,10 @@ import random
 
 import pytest
 
-from domino import bots, game
-from domino.bots import heuristic
+from domino import bots
 from domino.bots.heuristic import ends_after
-from domino.events import Play
 from domino.rules import PRESETS
-from domino.views import seat_view
+from tests.support.scenario import choice_views
 
 PINNED = {
     "classic": [
@@ -80,18 +78,7 @@ PER_PRESET = 7
 
 def positions(name: str) -> list:
     """PER_PRESET views with two or more plays, from rounds `medium` plays under `name`."""
-    rules = PRESETS[name]
-    rng = random.Random(name)
-    views = []
-    while len(views) < PER_PRESET:
-        state = game.start(game.deal(rules, rng), rules)
-        while not state.over:
-            view = seat_view(state, state.turn)
-            plays = {action for action in view.legal if isinstance(action, Play)}
-            if len(plays) >= 2 and rng.random() < 0.3 and len(views) < PER_PRESET:
-                views.append(view)
-            state, _move = game.step(state, state.turn, heuristic.medium_bot(view, rng))
-    return views
+    return choice_views(PRESETS[name], random.Random(name), PER_PRESET)
 
 
 def written(action) -> str:

@@ -7,6 +7,7 @@ import dataclasses
 import random
 
 from domino import game
+from domino.bots import heuristic
 from domino.bots.knowledge import deduce
 from domino.events import DRAW, PASS, Play, PublicMove, RoundStarted
 from domino.rules import DEFAULT, Rules
@@ -61,6 +62,24 @@ def position(deal_seed: int, moves: int, rules: Rules = DEFAULT) -> game.State:
             break
         state, _ = game.step(state, state.turn, rng.choice(game.legal_actions(state, state.turn)))
     return state
+
+
+def choice_views(rules: Rules, rng: random.Random, count: int, distinct: bool = False) -> list:
+    """`count` seat views with two plays or more, each such view kept with chance 0.3, from
+    rounds `medium` plays out with `rng`. With `distinct`, two plays that differ in effect
+    (a tile and the open ends it leaves) or more."""
+    views: list = []
+    while len(views) < count:
+        state = game.start(game.deal(rules, rng), rules)
+        while not state.over:
+            view = seat_view(state, state.turn)
+            plays = {action for action in view.legal if isinstance(action, Play)}
+            if distinct:
+                plays = {(p.tile, tuple(sorted(heuristic.ends_after(view, p)))) for p in plays}
+            if len(plays) >= 2 and rng.random() < 0.3 and len(views) < count:
+                views.append(view)
+            state, _move = game.step(state, state.turn, heuristic.medium_bot(view, rng))
+    return views
 
 
 def reshuffled(state: game.State, seat: int, rng: random.Random) -> game.State:

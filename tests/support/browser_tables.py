@@ -91,26 +91,30 @@ def settled(pages: list[Page], seq: int) -> list[dict]:
     return views
 
 
+NEWER = "Number(document.querySelector('[data-seq]')?.getAttribute('data-seq')) > seq"
+
+
 def click_a_move(page: Page, rng: random.Random) -> None:
-    """Lay a playable tile (at an end chosen at random when both fit), else draw or pass."""
+    """Lay a playable tile (at an end chosen at random when both fit), else draw or pass;
+    return once the table has moved on, so the caller never acts on the table it acted on."""
+    seq = shown(page)["seq"]
     tiles = page.locator(PLAYABLE)
-    if tiles.count():
-        seq = shown(page)["seq"]
-        tiles.nth(rng.randrange(tiles.count())).click()
+    if count := tiles.count():
+        tiles.nth(rng.randrange(count)).click()
         # Either the fitting ends are offered, or the tile was laid at once (a newer table).
         page.wait_for_function(
-            "(seq) => document.querySelector('[data-end]') || "
-            "Number(document.querySelector('[data-seq]').getAttribute('data-seq')) > seq",
+            "(seq) => document.querySelector('[data-end]') || " + NEWER,
             arg=seq,
             timeout=TIMEOUT_MS,
         )
         ends = page.locator("[data-end]")
-        if ends.count():
-            ends.nth(rng.randrange(ends.count())).click()
-        return
-    button = page.locator(DRAW_OR_PASS).filter(visible=True)
-    expect(button).to_have_count(1)
-    button.click()
+        if count := ends.count():
+            ends.nth(rng.randrange(count)).click()
+    else:
+        button = page.locator(DRAW_OR_PASS).filter(visible=True)
+        expect(button).to_have_count(1)
+        button.click()
+    page.wait_for_function("(seq) => " + NEWER, arg=seq, timeout=TIMEOUT_MS)
 
 
 def after_log(server, room_id: str) -> list:

@@ -319,3 +319,14 @@ def test_a_seat_taken_but_never_connected_is_offered_to_the_computer_in_time(app
         time.sleep(0.05)
     assert len(host.ws.frames) > frames, "nothing told the host the guest is away for long"
     assert 'data-hand-over="1"' in host.ws.frames[-1]
+
+
+def test_a_socket_that_closes_while_the_server_stops_is_let_go_without_the_store(tmp_path):
+    app = make_app(tmp_path / "domino.sqlite3", seed=3)
+    services = app.extensions["domino"]
+    _, guest = friends(app)
+    room, seat = guest.room, guest.seat
+    services.close()  # the server stops: its timers first, then its store
+    services.rooms.store.close()
+    services.disconnect(room, seat, guest.conn)  # reads nothing from the store
+    assert seat not in services.hub.present(room)

@@ -61,6 +61,7 @@ class Tables:
         self.away = Away(hub, self._away_seconds_of, self._still_away)
         self.now = app.config.get("WALL_CLOCK", time.time)  # the moments the clocks store
         self.clocks = Clocks(self.time_out, self.now)
+        self.closed = False  # the process is stopping: a socket closing now tells no one
 
     # -- reading (no lock: a room is a frozen value)
 
@@ -305,8 +306,10 @@ class Tables:
 
     def disconnect(self, room_id: str, seat: int, conn: Connection) -> None:
         """Forget a closed socket; if it was the seat's live one, tell the others."""
-        if not self.hub.detach(room_id, seat, conn) or self.rooms.get(room_id) is None:
-            return  # replaced by a newer tab, or the room was deleted meanwhile
+        if not self.hub.detach(room_id, seat, conn) or self.closed:
+            return  # replaced by a newer tab, or the server is stopping (its store may be shut)
+        if self.rooms.get(room_id) is None:
+            return  # the room was deleted meanwhile
         with contextlib.suppress(RoomError), self._lock(room_id):
             room = self.rooms.get(room_id)
             if room is not None:
@@ -316,6 +319,7 @@ class Tables:
     def close(self) -> None:
         """Stop the away timers and the clocks still waiting (before the store closes, e.g.
         in tests)."""
+        self.closed = True
         self.away.close()
         self.clocks.close()
 

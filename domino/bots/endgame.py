@@ -113,7 +113,7 @@ class Solver:
             if passes + 1 == seats:
                 weights = _changed(weights, turn, drawn)
                 return worth(k, weights, None, self.seat)
-            if drawn:
+            if hand != hands[turn]:  # it drew (perhaps only the 0-0: no pips)
                 hands = _put(hands, turn, hand)
                 weights = _changed(weights, turn, drawn)
             return self._search(hands, weights, boneyard, left, right, nxt, passes + 1, alpha, beta)

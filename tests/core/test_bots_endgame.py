@@ -101,3 +101,9 @@ def test_the_last_tile_out_wins_the_others_pips():
     hands = [mask_of([six]), mask_of([five])]
     assert Solver(k, 0, 100).solve(hands, [], 6, 6, 0) == k.pips[five]
     assert Solver(k, 1, 100).solve(hands, [], 6, 6, 0) == -k.pips[five]
+
+
+def test_a_drawn_double_blank_stays_in_the_hand_that_drew_it():
+    # seat 1 draws the last tile, the 0-0 (no pips), passes, and later goes out with it
+    state = small_position(Rules(blocked="difference"), 113, 1)
+    assert solved(state, 0) == reference(state, 0) == -12

@@ -45,12 +45,25 @@ class Sampler:
     """`sample` for one view, what does not change from world to world worked out once:
     the order the hands are dealt in (the most constrained first) and what the first may
     hold. With `undealt`, a seat that has drawn nothing is dealt none of `know.undealt` (if
-    `dealt` has to build the world, it does not know this)."""
+    `dealt` has to build the world, it does not know this).
+
+    With `weights` (for each other seat, a weight for each tile, 1 if left out), a hand is
+    drawn in proportion to the product of its tiles' weights instead of uniformly: a player
+    model whose likelihood is such a product (`search.tile_weights`) is sampled exactly with
+    one other seat, and seat by seat with more. A hand whose tiles all weigh 0 is dealt
+    uniformly."""
 
     def __init__(
-        self, k: Kit, know: Knowledge, pool: list[int], tries: int = TRIES, undealt=False
+        self,
+        k: Kit,
+        know: Knowledge,
+        pool: list[int],
+        tries: int = TRIES,
+        undealt=False,
+        weights: list[dict[int, float]] | None = None,
     ) -> None:
         self.k, self.know, self.pool, self.tries = k, know, pool, tries
+        self.weights = weights
         mask, others = k.mask, know.others
         self.voids = voids = void_masks(know)
         # with `undealt`, a seat that has drawn nothing holds none of `know.undealt`
@@ -63,6 +76,11 @@ class Sampler:
             order = sorted(order, key=slack.__getitem__)
         self.order = list(order)
         self.allowed, self.barred = self._split(pool, self.order[0])
+        self.first = None  # the first hand's weights and sums, when weighed
+        if weights is not None:
+            self.first = _weighing(
+                self.allowed, weights[self.order[0]], others[self.order[0]].count
+            )
 
     def _split(self, pool: list[int], i: int) -> tuple[list[int], list[int]]:
         """The tiles of `pool` seat `i` may hold, and the rest, each in pool order."""
@@ -91,17 +109,69 @@ class Sampler:
                 allowed, barred = self.allowed[:], self.barred
             if len(allowed) < count:
                 return None
-            for _ in range(self.tries):
-                rng.shuffle(allowed)
-                hand = allowed[:count]
-                if fits_old_voids(k, hand, others[i].old_voids):
-                    break
+            if self.weights is None:
+                for _ in range(self.tries):
+                    rng.shuffle(allowed)
+                    hand = allowed[:count]
+                    if fits_old_voids(k, hand, others[i].old_voids):
+                        break
+                else:
+                    return None
+                rest = allowed[count:]
             else:
-                return None
+                weighing = self.first if not step else None
+                if weighing is None:
+                    weighing = _weighing(allowed, self.weights[i], count)
+                for _ in range(self.tries):
+                    hand = _weighed_hand(allowed, weighing, count, rng)
+                    if fits_old_voids(k, hand, others[i].old_voids):
+                        break
+                else:
+                    return None
+                held = set(hand)
+                rest = [t for t in allowed if t not in held]
             hands[i] = hand
-            pool = allowed[count:] + barred  # a new list: the shuffle below leaves self.pool be
+            pool = rest + barred  # a new list: the shuffle below leaves self.pool be
         rng.shuffle(pool)
         return hands, pool
+
+
+def _weighing(tiles: list[int], weights: dict[int, float], count: int):
+    """The weights of `tiles` and, for `_weighed_hand`, `sums[j][m]`: the sum over every set
+    of `m` tiles from `tiles[j:]` of the product of their weights. All weights 1 if no set
+    of `count` weighs anything."""
+    w = [weights.get(t, 1.0) for t in tiles]
+    sums = _sums(w, count)
+    if sums[0][count] <= 0:
+        w = [1.0] * len(tiles)
+        sums = _sums(w, count)
+    return w, sums
+
+
+def _sums(w: list[float], count: int) -> list[list[float]]:
+    n = len(w)
+    sums = [[0.0] * (count + 1) for _ in range(n + 1)]
+    sums[n][0] = 1.0
+    for j in range(n - 1, -1, -1):
+        row, below, weight = sums[j], sums[j + 1], w[j]
+        row[0] = 1.0
+        for m in range(1, count + 1):
+            row[m] = below[m] + weight * below[m - 1]
+    return sums
+
+
+def _weighed_hand(tiles: list[int], weighing, count: int, rng: Random) -> list[int]:
+    """`count` of `tiles`, each set drawn in proportion to the product of its weights: tile
+    by tile, each taken with the weight of the sets that hold it among those still open."""
+    w, sums = weighing
+    hand, m = [], count
+    for j, t in enumerate(tiles):
+        if not m:
+            break
+        if rng.random() * sums[j][m] < w[j] * sums[j + 1][m - 1]:
+            hand.append(t)
+            m -= 1
+    return hand
 
 
 def fits_old_voids(k: Kit, hand: list[int], old: dict[int, int]) -> bool:

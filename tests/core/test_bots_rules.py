@@ -103,15 +103,21 @@ def test_hard_samples_worlds_that_fit_everything_public(rules, deal, moves, seed
     if state.over:
         return
     know = deduce(seat_view(state, state.turn))
-    k = kit(rules)
-    hands, boneyard = worlds.sample(k, know, random.Random(seed))
-    dealt = [k.tiles[t] for hand in hands for t in hand] + [k.tiles[t] for t in boneyard]
-    assert sorted(dealt) == sorted(know.unseen)
-    assert len(boneyard) == know.boneyard_count
-    for other, hand in zip(know.others, hands, strict=True):
-        assert len(hand) == other.count
-        assert not any(k.tiles[t].has(n) for t in hand for n in other.voids)
-        assert worlds.fits_old_voids(k, hand, other.old_voids)
+    k, rng = kit(rules), random.Random(seed)
+    unseen = [k.index[t] for t in know.unseen]
+    # a player model weighs the tiles (some not at all): the worlds fit all the same
+    weights = [{t: rng.choice((0.0, 0.1, 1.0)) for t in unseen} for _ in know.others]
+    for hands, boneyard in (
+        worlds.sample(k, know, rng),
+        worlds.Sampler(k, know, unseen, weights=weights)(rng),
+    ):
+        dealt = [k.tiles[t] for hand in hands for t in hand] + [k.tiles[t] for t in boneyard]
+        assert sorted(dealt) == sorted(know.unseen)
+        assert len(boneyard) == know.boneyard_count
+        for other, hand in zip(know.others, hands, strict=True):
+            assert len(hand) == other.count
+            assert not any(k.tiles[t].has(n) for t in hand for n in other.voids)
+            assert worlds.fits_old_voids(k, hand, other.old_voids)
 
 
 # -- the block game: a pass proves a void ---------------------------------------------

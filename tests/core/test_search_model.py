@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 
 import pytest
 
 from domino.bots import search, worlds
-from domino.bots.knowledge import Other, deduce
+from domino.bots.knowledge import Knowledge, Other, deduce
 from domino.bots.playout import kit
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.tiles import Tile, tiles
@@ -55,6 +57,41 @@ def test_a_heavier_tile_that_fitted_makes_a_world_less_likely():
     lighter = [K.index[t] for t in tiles("0-3 4-5 1-1 2-2")]  # 0-3 fitted, 4-5 did not
     assert search.likelihood(K, [fitted], choices) == pytest.approx(0.1)
     assert search.likelihood(K, [lighter], choices) == 1.0
+
+
+def test_a_hands_likelihood_is_the_product_of_its_tiles_weights():
+    seat = other("1-3@3,6 0-3@0,3", (0, 1), count=5)
+    chosen = search.seen_choices(K, seat, True)
+    odds = (frozenset(K.index[t] for t in tiles("5-5 6-6")), 0.25)
+    weights = search.tile_weights(K, chosen, odds)
+    rng = random.Random(4)
+    for _ in range(200):
+        hand = rng.sample(range(len(K.tiles)), 5)
+        product = 1.0
+        for t in hand:
+            product *= weights.get(t, 1.0)
+        assert search.likelihood(K, [hand], [chosen], [odds]) == pytest.approx(product)
+
+
+def test_the_sampler_deals_a_hand_in_proportion_to_its_weight():
+    unseen = tiles("0-0 0-1 0-2 1-1 1-2 2-2 0-3")
+    know = Knowledge(unseen, 4, (Other(1, 3, frozenset(), {}),))
+    pool = [K.index[t] for t in unseen]
+    weights = {K.index[Tile.parse("0-0")]: 0.1, K.index[Tile.parse("1-2")]: 0.5}
+    draw, rng = worlds.Sampler(K, know, pool, weights=[weights]), random.Random(2)
+    deals = 20_000
+    seen: dict[tuple[int, ...], int] = {}
+    for _ in range(deals):
+        (hand,), boneyard = draw(rng)
+        assert sorted(hand + boneyard) == sorted(pool) and len(boneyard) == 4
+        seen[tuple(sorted(hand))] = seen.get(tuple(sorted(hand)), 0) + 1
+    hands = list(itertools.combinations(sorted(pool), 3))
+    weight = {hand: math.prod(weights.get(t, 1.0) for t in hand) for hand in hands}
+    whole = sum(weight.values())
+    # 35 hands, each within a point of its share (dealt uniformly, one holding the 0-0 would
+    # take 2.9% of the deals instead of 0.6%)
+    for hand in hands:
+        assert abs(seen.get(hand, 0) / deals - weight[hand] / whole) < 0.01, hand
 
 
 def test_tiles_drawn_since_a_choice_may_not_have_been_held_then():

@@ -157,13 +157,17 @@ def shutting(k: Kit, hands, left: int, right: int, turn: int, passes=0, trace=No
     return judged(k, hands, [], left, right, turn, passes, trace)
 
 
-def judged(k: Kit, hands, boneyard, left: int, right: int, turn: int, passes=0, trace=None):
+def judged(
+    k: Kit, hands, boneyard, left: int, right: int, turn: int, passes=0, trace=None, heavy=0
+):
     """`shutting`'s judgement in any game: the seat that went out, or None if blocked.
 
     In the draw game a seat with nothing to lay draws from the end of `boneyard` until a
     tile fits (as `playout` draws), and shutting the next seat out makes it draw. A seat with
-    a single way to lay lays it without weighing. `hard` plays its two-seat playouts so;
-    `hard-before` plays the draw game's heavy first (`playout`).
+    a single way to lay lays it without weighing. The seats in `heavy` (a bit mask) weigh
+    nothing: each lays the heaviest tile that fits (the first such), at the left end if it
+    fits there, as the player model `hard` samples worlds by expects them to. `hard` plays
+    its two-seat playouts so; `hard-before` plays the draw game's heavy first (`playout`).
     """
     if not k.rules.boneyard:
         boneyard = ()  # the block game's sleeping tiles are never drawn
@@ -193,7 +197,16 @@ def judged(k: Kit, hands, boneyard, left: int, right: int, turn: int, passes=0, 
         passes = 0
         best = fitting[0]
         m = mask[best]
-        if len(fitting) == 1 and (left == right or not (m & lbit and m & rbit)):
+        if heavy >> turn & 1:
+            for t in fitting:
+                if pips[t] > pips[best]:
+                    best = t
+            m = mask[best]
+            if m & lbit:
+                end, half = LEFT, pips[best] - left
+            else:
+                end, half = RIGHT, pips[best] - right
+        elif len(fitting) == 1 and (left == right or not (m & lbit and m & rbit)):
             if m & lbit:
                 end, half = LEFT, pips[best] - left
             else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from functools import partial
 
 import pytest
 from hypothesis import given, settings
@@ -50,7 +51,9 @@ def core_event(k: playout.Kit, seat: int, move):
 
 def check_playout(k: playout.Kit, state: game.State, policy=playout.playout) -> None:
     """Play `state` out with the fast round (`policy`: `playout.playout` or
-    `playout.judged`); replay its moves through the core and compare."""
+    `playout.judged`); replay its moves through the core and compare. A seat `policy` calls
+    heavy (`judged`'s `heavy`) lays its heaviest tile that fits."""
+    heavy = getattr(policy, "keywords", {}).get("heavy", 0)
     hands = [[k.index[t] for t in hand] for hand in state.hands]
     boneyard = [k.index[t] for t in reversed(state.boneyard)]  # the fast round draws from the end
     traced = []
@@ -62,7 +65,10 @@ def check_playout(k: playout.Kit, state: game.State, policy=playout.playout) -> 
         assert seat == state.turn
         event = core_event(k, seat, move)
         action = {TileDrawn: DRAW, Passed: PASS}.get(type(event)) or Play(event.tile, event.end)
-        assert action in game.legal_actions(state, seat)
+        legal = game.legal_actions(state, seat)
+        assert action in legal
+        if heavy >> seat & 1 and isinstance(action, Play):
+            assert action.tile.pips == max(play.tile.pips for play in legal)
         state = game.apply(state, event)
     assert state.over
     assert [[k.tiles[t] for t in hand] for hand in hands] == [list(hand) for hand in state.hands]
@@ -71,7 +77,14 @@ def check_playout(k: playout.Kit, state: game.State, policy=playout.playout) -> 
     assert out == (result.winner if result.reason == "domino" else None)
 
 
-@pytest.mark.parametrize("policy", [playout.playout, playout.judged], ids=lambda f: f.__name__)
+POLICIES = {
+    "playout": playout.playout,
+    "judged": playout.judged,
+    "judged, seats 0 and 2 heavy first": partial(playout.judged, heavy=0b101),
+}
+
+
+@pytest.mark.parametrize("policy", POLICIES.values(), ids=POLICIES.keys())
 @settings(max_examples=60, deadline=None)
 @given(rules=RULES, deal=SEEDS, play=SEEDS)
 def test_a_playout_from_any_position_is_a_legal_round_with_the_cores_scores(

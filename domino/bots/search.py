@@ -16,7 +16,10 @@ draw, a small world is solved exactly (domino/bots/endgame.py) instead of played
 worlds follow a player model: the other seat lays its heaviest tile that fits, and keeps a
 heavier one only with chance HEAVIER_KEPT; a tile drawn since a choice may not have been held
 then (`seen_choices`); and a tile that outranks the opening one was dealt to no hand, so a
-seat holds one only by drawing it (`Knowledge.undealt`, `undealt_odds`). Choosing,
+seat holds one only by drawing it (`Knowledge.undealt`, `undealt_odds`). The model's
+likelihood of a hand is a product over its tiles (`tile_weights`), so the sampler draws each
+world in exact proportion to it (`worlds.Sampler`'s `weights`). In the draw game's playouts
+the other seat plays as the model has it, heavy first (HEAVY_OTHERS). Choosing,
 hard counts a round won WIN_BONUS points more and one lost as many less: a sure small win
 over a risky bigger one. With three and four seats the search is hard-before's
 (domino/bots/search_before.py).
@@ -24,6 +27,7 @@ over a risky bigger one. With three and four seats the search is hard-before's
 
 from __future__ import annotations
 
+from functools import partial
 from random import Random
 
 from ..events import LEFT, Action, Play
@@ -36,7 +40,6 @@ from .worlds import Sampler
 
 PLAYOUTS = 1200  # playouts per decision, shared among the legal plays (after pruning too)
 MIN_WORLDS = 24
-CANDIDATES = 8  # worlds drawn for each one kept
 HEAVIER_KEPT = 0.1  # chance a player keeps a heavier tile that fits over a lighter one
 UNDEALT = True  # worlds know the tiles no hand was dealt (`Knowledge.undealt`)
 WIN_BONUS = 8  # what hard adds to a round it wins (takes from one it loses) when it chooses
@@ -45,6 +48,7 @@ SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds toget
 PRUNE_AT = 0.5  # after this share of the worlds, plays clearly worse than the best are dropped
 PRUNE_Z = 2.0  # clearly: worse by this many standard errors of the paired difference
 ROLLOUT = judged  # the playout policy (hard-before plays out with playout.playout)
+HEAVY_OTHERS = True  # in the draw game's playouts the other seat lays heavy first (the model)
 # Three and four seats keep hard-before's search: 2,400 playouts, all plays to the end, the
 # heavy-first playouts, nothing solved, its player model, no bonus. What serves two seats
 # above was not shown to pay there (docs/benchmarks.md, issue 33), and a level keeps only
@@ -135,15 +139,21 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus
     mine = [k.index[t] for t in view.hand]
     two = _two_seats(view)
     choices = [seen_choices(k, other, two) for other in know.others]
-    candidates = CANDIDATES if two else WIDE_CANDIDATES
     unseen = [k.index[t] for t in know.unseen]
     undealt = two and UNDEALT
-    draw = Sampler(k, know, unseen, undealt=undealt)
     drawn = [undealt_odds(k, know, other) for other in know.others] if undealt else None
+    if two:  # the sampler draws by the model's weight itself
+        weights = [tile_weights(k, c, o) for c, o in zip(choices, drawn or [None], strict=True)]
+        draw = Sampler(k, know, unseen, undealt=undealt, weights=weights)
+        candidates = 1
+    else:
+        draw, candidates = Sampler(k, know, unseen), WIDE_CANDIDATES
     drawing = view.rules.boneyard and view.boneyard_count > 0
     small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and not drawing
     solver = Solver(k, view.seat, SOLVE_NODES) if small and two else None
     rollout = ROLLOUT if two else playout
+    if two and view.rules.boneyard and HEAVY_OTHERS and rollout is judged:
+        rollout = partial(judged, heavy=1 << k.after[view.seat])
     solved: dict = {}
     alive = list(range(len(legal)))
     points: list[list[int]] = [[] for _ in legal]
@@ -243,7 +253,7 @@ def _laid(k: Kit, view: SeatView, play: Play) -> tuple[int, int, int]:
 def _likely_world(k: Kit, draw: Sampler, choices, drawn, rng: Random, candidates: int):
     """Draw `candidates` worlds and keep one in proportion to how well it explains past
     choices and draws (`likelihood`)."""
-    if not any(choices) and not any(drawn or ()):
+    if candidates == 1 or (not any(choices) and not any(drawn or ())):
         return draw(rng)
     worlds = [draw(rng) for _ in range(candidates)]
     weights = [likelihood(k, hands, choices, drawn) for hands, _ in worlds]
@@ -285,6 +295,24 @@ def undealt_odds(k: Kit, know: Knowledge, other) -> tuple[frozenset[int], float]
         return None
     tiles = frozenset(k.index[t] for t in know.undealt)
     return tiles, min(other.drawn, other.count) / other.count
+
+
+def tile_weights(k: Kit, chosen, odds) -> dict[int, float]:
+    """`likelihood` tile by tile for one seat: a hand's likelihood is the product of its
+    tiles' weights here (1 for a tile left out). `chosen` is the seat's `seen_choices`,
+    `odds` its `undealt_odds`."""
+    weights: dict[int, float] = {}
+    pips, mask = k.pips, k.mask
+    for played, ends, factor in chosen:
+        least = pips[played]
+        for t in range(len(pips)):
+            if mask[t] & ends and pips[t] > least:
+                weights[t] = weights.get(t, 1.0) * factor
+    if odds is not None:
+        undealt, factor = odds
+        for t in undealt:
+            weights[t] = weights.get(t, 1.0) * factor
+    return weights
 
 
 def likelihood(k: Kit, hands: list[list[int]], choices, drawn=None) -> float:

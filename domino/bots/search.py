@@ -17,9 +17,10 @@ worlds follow a player model: the other seat lays its heaviest tile that fits, a
 heavier one only with chance HEAVIER_KEPT; a tile drawn since a choice may not have been held
 then (`seen_choices`); and a tile that outranks the opening one was dealt to no hand, so a
 seat holds one only by drawing it (`Knowledge.undealt`, `undealt_odds`). The model's
-likelihood of a hand is a product over its tiles (`tile_weights`), so the sampler draws each
-world in exact proportion to it (`worlds.Sampler`'s `weights`). In the draw game's playouts
-the other seat plays as the model has it, heavy first (HEAVY_OTHERS). Choosing,
+likelihood of a hand is a product over its tiles (`tile_weights`): of CANDIDATES worlds drawn
+one is kept in proportion to it (EXACT_WORLDS would draw each in exact proportion, and
+HEAVY_OTHERS have the other seat lay heavy first in the playouts: both measured, neither
+kept). Choosing,
 hard counts a round won WIN_BONUS points more and one lost as many less: a sure small win
 over a risky bigger one. With three and four seats the search is hard-before's
 (domino/bots/search_before.py).
@@ -40,6 +41,9 @@ from .worlds import Sampler
 
 PLAYOUTS = 1200  # playouts per decision, shared among the legal plays (after pruning too)
 MIN_WORLDS = 24
+CANDIDATES = 8  # worlds drawn for each one kept
+EXACT_WORLDS = False  # instead, draw each world in exact proportion to the model (not kept:
+# as strong against greedy at half the time, weaker against hard-before; docs/benchmarks.md)
 HEAVIER_KEPT = 0.1  # chance a player keeps a heavier tile that fits over a lighter one
 UNDEALT = True  # worlds know the tiles no hand was dealt (`Knowledge.undealt`)
 WIN_BONUS = 8  # what hard adds to a round it wins (takes from one it loses) when it chooses
@@ -48,7 +52,8 @@ SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds toget
 PRUNE_AT = 0.5  # after this share of the worlds, plays clearly worse than the best are dropped
 PRUNE_Z = 2.0  # clearly: worse by this many standard errors of the paired difference
 ROLLOUT = judged  # the playout policy (hard-before plays out with playout.playout)
-HEAVY_OTHERS = True  # in the draw game's playouts the other seat lays heavy first (the model)
+HEAVY_OTHERS = False  # the draw game's playouts: the other seat heavy first, as the model
+# has it (not kept: +1.3 points of share against greedy, weaker against hard-before)
 # Three and four seats keep hard-before's search: 2,400 playouts, all plays to the end, the
 # heavy-first playouts, nothing solved, its player model, no bonus. What serves two seats
 # above was not shown to pay there (docs/benchmarks.md, issue 33), and a level keeps only
@@ -142,12 +147,11 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus
     unseen = [k.index[t] for t in know.unseen]
     undealt = two and UNDEALT
     drawn = [undealt_odds(k, know, other) for other in know.others] if undealt else None
-    if two:  # the sampler draws by the model's weight itself
+    weights, candidates = None, CANDIDATES if two else WIDE_CANDIDATES
+    if two and EXACT_WORLDS:  # the sampler draws by the model's weight itself
         weights = [tile_weights(k, c, o) for c, o in zip(choices, drawn or [None], strict=True)]
-        draw = Sampler(k, know, unseen, undealt=undealt, weights=weights)
         candidates = 1
-    else:
-        draw, candidates = Sampler(k, know, unseen), WIDE_CANDIDATES
+    draw = Sampler(k, know, unseen, undealt=undealt, weights=weights)
     drawing = view.rules.boneyard and view.boneyard_count > 0
     small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and not drawing
     solver = Solver(k, view.seat, SOLVE_NODES) if small and two else None

@@ -166,7 +166,7 @@ def judged(
     tile fits (as `playout` draws), and shutting the next seat out makes it draw. A seat with
     a single way to lay lays it without weighing. The seats in `heavy` (a bit mask) weigh
     nothing: each lays the heaviest tile that fits (the first such), at the left end if it
-    fits there, as the player model `hard` samples worlds by expects them to. `hard` plays
+    fits there, as the player model behind `hard`'s worlds expects. `hard` plays
     its two-seat playouts so; `hard-before` plays the draw game's heavy first (`playout`).
     """
     if not k.rules.boneyard:

@@ -149,7 +149,10 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus
     drawn = [undealt_odds(k, know, other) for other in know.others] if undealt else None
     weights, candidates = None, CANDIDATES if two else WIDE_CANDIDATES
     if two and EXACT_WORLDS:  # the sampler draws by the model's weight itself
-        weights = [tile_weights(k, c, o) for c, o in zip(choices, drawn or [None], strict=True)]
+        weights = [
+            tile_weights(k, c, o)
+            for c, o in zip(choices, drawn or [None] * len(choices), strict=True)
+        ]
         candidates = 1
     draw = Sampler(k, know, unseen, undealt=undealt, weights=weights)
     drawing = view.rules.boneyard and view.boneyard_count > 0

@@ -5,7 +5,8 @@ is known to lack, and a number it lacked earlier at most as often as its later d
 what is left is the boneyard (in the block game, the sleeping tiles), shuffled. Tiles are
 numbers of a `Kit` (domino/bots/playout.py).
 
-`sample` first deals seat by seat, each hand uniformly from the tiles it may hold. With
+`sample` first deals seat by seat, each hand uniformly from the tiles it may hold (a
+`Sampler` with `weights`: in proportion to a player model's weight). With
 several other seats, one hand may take what a later one needs; then `dealt` builds the world
 tile by tile instead, never placing a tile where the rest could no longer be dealt.
 """
@@ -50,8 +51,8 @@ class Sampler:
     With `weights` (for each other seat, a weight for each tile, 1 if left out), a hand is
     drawn in proportion to the product of its tiles' weights instead of uniformly: a player
     model whose likelihood is such a product (`search.tile_weights`) is sampled exactly with
-    one other seat, and seat by seat with more. A hand whose tiles all weigh 0 is dealt
-    uniformly."""
+    one other seat (unless the world falls back to `dealt`, which knows no weights), and seat
+    by seat with more. If every hand a seat could hold weighs 0, its hand is dealt uniformly."""
 
     def __init__(
         self,
@@ -96,8 +97,8 @@ class Sampler:
         return world if world is not None else dealt(self.k, self.know, rng, self.pool)
 
     def _by_seat(self, rng: Random):
-        """Deal each hand uniformly from what its seat may hold, the most constrained first;
-        None if a hand cannot be dealt so (then `dealt` builds the world)."""
+        """Deal each hand from what its seat may hold (uniformly, or by `weights`), the most
+        constrained first; None if a hand cannot be dealt so (then `dealt` builds it)."""
         k, others = self.k, self.know.others
         hands: list[list[int]] = [[] for _ in others]
         pool = self.pool

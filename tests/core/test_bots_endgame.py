@@ -106,4 +106,5 @@ def test_the_last_tile_out_wins_the_others_pips():
 def test_a_drawn_double_blank_stays_in_the_hand_that_drew_it():
     # seat 1 draws the last tile, the 0-0 (no pips), passes, and later goes out with it
     state = small_position(Rules(blocked="difference"), 113, 1)
+    assert str(state.boneyard[-1]) == "0-0" and state.turn == 1  # the core draws from the front
     assert solved(state, 0) == reference(state, 0) == -12

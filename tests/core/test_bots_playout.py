@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from domino import game
 from domino.bots import playout
-from domino.events import DRAW, PASS, Passed, Play, TileDrawn, TilePlayed
+from domino.events import DRAW, LEFT, PASS, Passed, Play, TileDrawn, TilePlayed
 from domino.rules import PRESETS
 from tests.support.strategies import RULES
 
@@ -69,6 +69,7 @@ def check_playout(k: playout.Kit, state: game.State, policy=playout.playout) -> 
         assert action in legal
         if heavy >> seat & 1 and isinstance(action, Play):
             assert action.tile.pips == max(play.tile.pips for play in legal)
+            assert action.end == LEFT or Play(action.tile, LEFT) not in legal
         state = game.apply(state, event)
     assert state.over
     assert [[k.tiles[t] for t in hand] for hand in hands] == [list(hand) for hand in state.hands]

@@ -14,7 +14,7 @@ from domino.bots.playout import kit
 from domino.rules import DEFAULT, PRESETS, Rules
 from domino.tiles import Tile, tiles
 from domino.views import seat_view
-from tests.support.scenario import play, round_of
+from tests.support.scenario import choice_views, play, round_of
 
 K = kit(DEFAULT)
 
@@ -148,3 +148,15 @@ def test_a_seat_that_has_drawn_nothing_is_dealt_no_undealt_tile():
     assert any(bool(high & set(blind(rng)[0][0])) for _ in range(200))
     hands, boneyard = knowing(rng)
     assert sorted(hands[0] + boneyard) == sorted(unseen) and len(hands[0]) == 7
+
+
+@pytest.mark.parametrize("preset", ["classic", "block"])
+def test_with_exact_worlds_and_heavy_playouts_on_hard_still_chooses_a_legal_play(
+    monkeypatch, preset
+):
+    monkeypatch.setattr(search, "EXACT_WORLDS", True)  # both off as landed (docs/benchmarks.md)
+    monkeypatch.setattr(search, "HEAVY_OTHERS", True)
+    for view in choice_views(PRESETS[preset], random.Random(3), 6, distinct=True):
+        play = search.hard_bot(view, random.Random(1))
+        assert play in view.legal
+        assert play == search.hard_bot(view, random.Random(1))  # a seed repeats a choice

@@ -98,6 +98,7 @@ def click_a_move(page: Page, rng: random.Random) -> None:
     """Lay a playable tile (at an end chosen at random when both fit), else draw or pass;
     return once the table has moved on, so the caller never acts on the table it acted on."""
     seq = shown(page)["seq"]
+    assert seq is not None, "the page shows no table to move on"
     tiles = page.locator(PLAYABLE)
     if count := tiles.count():
         tiles.nth(rng.randrange(count)).click()

@@ -311,7 +311,7 @@ class Tables:
         if self.rooms.get(room_id) is None:
             return  # the room was deleted meanwhile
         with contextlib.suppress(RoomError), self._lock(room_id):
-            room = self.rooms.get(room_id)
+            room = None if self.closed else self.rooms.get(room_id)  # closed meanwhile?
             if room is not None:
                 self._push(room, seat)
         self.away.watch(room_id, (seat,))

@@ -195,18 +195,10 @@ def judged(
             turn = after[turn]
             continue
         passes = 0
-        best = fitting[0]
+        lays_heavy = heavy >> turn & 1
+        best = max(fitting, key=pips.__getitem__) if lays_heavy else fitting[0]  # the first
         m = mask[best]
-        if heavy >> turn & 1:
-            for t in fitting:
-                if pips[t] > pips[best]:
-                    best = t
-            m = mask[best]
-            if m & lbit:
-                end, half = LEFT, pips[best] - left
-            else:
-                end, half = RIGHT, pips[best] - right
-        elif len(fitting) == 1 and (left == right or not (m & lbit and m & rbit)):
+        if lays_heavy or (len(fitting) == 1 and (left == right or not (m & lbit and m & rbit))):
             if m & lbit:
                 end, half = LEFT, pips[best] - left
             else:

@@ -120,9 +120,7 @@ class Sampler:
                     return None
                 rest = allowed[count:]
             else:
-                weighing = self.first if not step else None
-                if weighing is None:
-                    weighing = _weighing(allowed, self.weights[i], count)
+                weighing = _weighing(allowed, self.weights[i], count) if step else self.first
                 for _ in range(self.tries):
                     hand = _weighed_hand(allowed, weighing, count, rng)
                     if fits_old_voids(k, hand, others[i].old_voids):

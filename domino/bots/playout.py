@@ -172,21 +172,31 @@ def judged(
     if not k.rules.boneyard:
         boneyard = ()  # the block game's sleeping tiles are never drawn
     mask, rank, pips, after = k.mask, k.rank, k.pips, k.after
-    low, high, follow = k.low, k.high, FOLLOW
-    seats, numbers = k.rules.seats, k.rules.max_pip + 1
+    follow, seats, numbers = FOLLOW, k.rules.seats, k.rules.max_pip + 1
+    low, high = k.low, k.high
     while True:
         hand = hands[turn]
         lbit, rbit = 1 << left, 1 << right
         ends = lbit | rbit
-        fitting = [t for t in hand if mask[t] & ends]
-        while not fitting and boneyard:
+        if heavy >> turn & 1:  # the heaviest that fits, the first such; no list, no weighing
+            best, most = -1, -1
+            for t in hand:
+                if mask[t] & ends and pips[t] > most:
+                    best, most = t, pips[t]
+            fitting = None
+        else:
+            fitting = [t for t in hand if mask[t] & ends]
+            best = fitting[0] if fitting else -1
+        while best < 0 and boneyard:
             t = boneyard.pop()
             hand.append(t)
             if trace is not None:
                 trace(turn, (DRAW, t))
             if mask[t] & ends:
-                fitting.append(t)
-        if not fitting:
+                best = t
+                if fitting is not None:
+                    fitting = [t]
+        if best < 0:
             if trace is not None:
                 trace(turn, PASS)
             passes += 1
@@ -195,10 +205,12 @@ def judged(
             turn = after[turn]
             continue
         passes = 0
-        lays_heavy = heavy >> turn & 1
-        best = max(fitting, key=pips.__getitem__) if lays_heavy else fitting[0]  # the first
         m = mask[best]
-        if lays_heavy or (len(fitting) == 1 and (left == right or not (m & lbit and m & rbit))):
+        # a heavy seat weighs nothing; nor does one with a single way to lay
+        weigh = fitting is not None and (
+            len(fitting) > 1 or (left != right and m & lbit and m & rbit)
+        )
+        if not weigh:
             if m & lbit:
                 end, half = LEFT, pips[best] - left
             else:
@@ -211,19 +223,20 @@ def judged(
             for t in hand:
                 held[low[t]] += 1
                 held[high[t]] += 1
-            best, value, end, half = -1, NOTHING, LEFT, 0
+            value, end, half = NOTHING, LEFT, 0
+            kept_left, kept_right = held[left] - 1, held[right] - 1
             for t in fitting:
                 m = mask[t]
                 if m & lbit:
                     n = pips[t] - left
                     v = rank[t] + (0 if ((1 << n) | rbit) & theirs else SHUT)
-                    v += follow * (held[n] + held[right] - 1 - (right == n) - bool(m & rbit))
+                    v += follow * (held[n] + kept_right - (right == n) - bool(m & rbit))
                     if v > value:
                         best, value, end, half = t, v, LEFT, n
                 if m & rbit:
                     n = pips[t] - right
                     v = rank[t] + (0 if (lbit | (1 << n)) & theirs else SHUT)
-                    v += follow * (held[n] + held[left] - 1 - (left == n) - bool(m & lbit))
+                    v += follow * (held[n] + kept_left - (left == n) - bool(m & lbit))
                     if v > value:
                         best, value, end, half = t, v, RIGHT, n
         hand.remove(best)

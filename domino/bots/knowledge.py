@@ -19,7 +19,9 @@ class Other:
     lacked earlier to how many of its current tiles may have been drawn since (so at most
     that many can show it); `free_plays` are its plays made by choice, with the ends then,
     and `drawn_after` how many tiles it has drawn since each of them (so not held then).
-    `drawn` is how many tiles it has drawn this round.
+    `drawn` is how many tiles it has drawn this round. `kept_heavier` is how many of its
+    plays by choice it is shown to have made while holding a heavier tile that fitted: one
+    it laid later, with no draw between (so it was held then).
     `turns` is how many turns after this seat's it plays (1: next); `partner` is true for
     this seat's partner. `strengths` maps each number it left open by choice to how often,
     less the numbers it has since shown it lacks: numbers it likely holds more of.
@@ -35,6 +37,7 @@ class Other:
     partner: bool = False
     strengths: dict[int, int] = field(default_factory=dict)
     drawn: int = 0
+    kept_heavier: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,7 @@ def deduce(view: SeatView) -> Knowledge:
                 partner=partner,
                 strengths=strong,
                 drawn=drew,
+                kept_heavier=_kept_heavier(view.history, other),
             )
         )
     return Knowledge(unseen, view.boneyard_count, tuple(others), _undealt(view, unseen))
@@ -129,6 +133,29 @@ def _free_plays(history, other: int):
         drew = move.action == "draw"
         drawn += drew
     return tuple(free), tuple(drawn - n for n in at), drawn
+
+
+def _kept_heavier(history, other: int) -> int:
+    """`Other.kept_heavier`: the other seat's plays by choice after which it laid, before it
+    drew again, a heavier tile that fitted the ends of that choice."""
+    moves = [move for move in history if move.seat == other]
+    kept, drew = 0, False
+    for i, move in enumerate(moves):
+        if move.action == "play" and not drew and move.left is not None:
+            ends, least = (move.left, move.right), move.tile.pips
+            for later in moves[i + 1 :]:
+                if later.action == "draw":
+                    break
+                tile = later.tile
+                if (
+                    later.action == "play"
+                    and tile.pips > least
+                    and (tile.low in ends or tile.high in ends)
+                ):
+                    kept += 1
+                    break
+        drew = move.action == "draw"
+    return kept
 
 
 def _strengths(history, other: int, voids: frozenset[int]) -> dict[int, int]:

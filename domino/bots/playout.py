@@ -158,7 +158,16 @@ def shutting(k: Kit, hands, left: int, right: int, turn: int, passes=0, trace=No
 
 
 def judged(
-    k: Kit, hands, boneyard, left: int, right: int, turn: int, passes=0, trace=None, heavy=0
+    k: Kit,
+    hands,
+    boneyard,
+    left: int,
+    right: int,
+    turn: int,
+    passes=0,
+    trace=None,
+    heavy=0,
+    shut=SHUT,
 ):
     """`shutting`'s judgement in any game: the seat that went out, or None if blocked.
 
@@ -168,6 +177,7 @@ def judged(
     nothing: each lays the heaviest tile that fits (the first such), at the left end if it
     fits there, as the player model behind `hard`'s worlds expects. `hard` plays
     its two-seat playouts so; `hard-before` plays the draw game's heavy first (`playout`).
+    `shut` is what leaving the next seat nothing to lay is worth (per point of rank).
     """
     if not k.rules.boneyard:
         boneyard = ()  # the block game's sleeping tiles are never drawn
@@ -229,13 +239,13 @@ def judged(
                 m = mask[t]
                 if m & lbit:
                     n = pips[t] - left
-                    v = rank[t] + (0 if ((1 << n) | rbit) & theirs else SHUT)
+                    v = rank[t] + (0 if ((1 << n) | rbit) & theirs else shut)
                     v += follow * (held[n] + kept_right - (right == n) - bool(m & rbit))
                     if v > value:
                         best, value, end, half = t, v, LEFT, n
                 if m & rbit:
                     n = pips[t] - right
-                    v = rank[t] + (0 if (lbit | (1 << n)) & theirs else SHUT)
+                    v = rank[t] + (0 if (lbit | (1 << n)) & theirs else shut)
                     v += follow * (held[n] + kept_left - (left == n) - bool(m & lbit))
                     if v > value:
                         best, value, end, half = t, v, RIGHT, n

@@ -52,8 +52,10 @@ SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds toget
 PRUNE_AT = 0.5  # after this share of the worlds, plays clearly worse than the best are dropped
 PRUNE_Z = 2.0  # clearly: worse by this many standard errors of the paired difference
 ROLLOUT = judged  # the playout policy (hard-before plays out with playout.playout)
+DRAW_SHUT = 10  # what ROLLOUT weighs leaving the next seat nothing to lay, in the draw game
+BLOCK_SHUT = 10  # in the block game (its quick policy, `playout.shutting`, playout.SHUT)
 HEAVY_OTHERS = False  # the draw game's playouts: the other seat heavy first, as the model
-# has it (not kept: +1.3 points of share against greedy, weaker against hard-before)
+# has it, until it is shown to keep a heavier tile (`Other.kept_heavier`); docs/benchmarks.md
 # Three and four seats keep hard-before's search: 2,400 playouts, all plays to the end, the
 # heavy-first playouts, nothing solved, its player model, no bonus. What serves two seats
 # above was not shown to pay there (docs/benchmarks.md, issue 33), and a level keeps only
@@ -159,8 +161,10 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus
     small = view.line and sum(view.counts) - 1 <= SOLVE_TILES and not drawing
     solver = Solver(k, view.seat, SOLVE_NODES) if small and two else None
     rollout = ROLLOUT if two else playout
-    if two and view.rules.boneyard and HEAVY_OTHERS and rollout is judged:
-        rollout = partial(judged, heavy=1 << k.after[view.seat])
+    if two and rollout is judged:
+        heavy = view.rules.boneyard and HEAVY_OTHERS and not know.next.kept_heavier
+        shut = DRAW_SHUT if view.rules.boneyard else BLOCK_SHUT
+        rollout = partial(judged, heavy=1 << k.after[view.seat] if heavy else 0, shut=shut)
     solved: dict = {}
     alive = list(range(len(legal)))
     points: list[list[int]] = [[] for _ in legal]

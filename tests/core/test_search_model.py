@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from domino import bots, game, simulate
 from domino.bots import search, worlds
 from domino.bots.knowledge import Knowledge, Other, deduce
 from domino.bots.playout import kit
@@ -49,6 +50,34 @@ def test_the_knowledge_counts_the_tiles_drawn_since_each_choice():
     state = play(state, "0: draw", "0: 2-3 left")  # laid right after drawing: not a choice
     seen = deduce(seat_view(state, 1)).next
     assert seen.free_plays == ((Tile.parse("5-6"), 3, 6),) and seen.drawn_after == (1,)
+
+
+def test_the_knowledge_counts_choices_shown_to_keep_a_heavier_tile():
+    # Seat 0 holds 5-6 and 4-6 when the ends are 3 and 6, and lays the lighter 4-6.
+    state = round_of("6-6 5-6 4-6 0-0 1-1 2-2 0-1", "3-6 3-3 3-4 3-5 4-4 4-5 5-5", boneyard="2-3")
+    state = play(state, "0: 6-6 left", "1: 3-6 left", "0: 4-6 right", "1: 4-5 right")
+    assert deduce(seat_view(state, 1)).next.kept_heavier == 0  # nothing shown yet
+    shown = play(state, "0: 5-6 right")  # no draw between: 5-6 was held, and it fitted the 6
+    assert deduce(seat_view(shown, 1)).next.kept_heavier == 1
+    # The same choice, but seat 0 draws before it lays 5-6: it may have drawn it since.
+    state = round_of("6-6 5-6 4-6 0-0 1-1 2-2 0-1", "3-6 3-3 3-4 3-5 4-4 4-5 5-5", boneyard="2-3")
+    state = play(state, "0: 6-6 left", "1: 3-6 left", "0: 4-6 right", "1: 3-3 left")
+    state = play(state, "0: draw", "0: 2-3 left", "1: 4-5 right", "0: 5-6 right")
+    assert deduce(seat_view(state, 1)).next.kept_heavier == 0
+
+
+def test_a_seat_that_always_lays_its_heaviest_tile_is_never_shown_keeping_one():
+    greedy, rules = bots.get("greedy"), PRESETS["classic"]
+    shown = []
+
+    def watching(view, rng):
+        shown.append(deduce(view).next.kept_heavier)
+        return greedy(view, rng)
+
+    for number in range(40):
+        started = game.deal(rules, random.Random(number))
+        simulate.play_round(started, [watching, greedy], simulate.round_rngs(1, number, 2), rules)
+    assert len(shown) > 300 and not any(shown)
 
 
 def test_a_heavier_tile_that_fitted_makes_a_world_less_likely():

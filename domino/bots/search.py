@@ -19,8 +19,9 @@ then (`seen_choices`); and a tile that outranks the opening one was dealt to no 
 seat holds one only by drawing it (`Knowledge.undealt`, `undealt_odds`). The model's
 likelihood of a hand is a product over its tiles (`tile_weights`): of CANDIDATES worlds drawn
 one is kept in proportion to it (EXACT_WORLDS would draw each in exact proportion, and
-HEAVY_OTHERS have the other seat lay heavy first in the playouts: both measured, neither
-kept). Choosing,
+HEAVY_OTHERS have the other seat lay heavy first in the playouts until it is shown to keep
+a heavier tile; DRAW_SHUT and BLOCK_SHUT weigh shutting the next seat out in them: all
+measured, none kept beyond their defaults). Choosing,
 hard counts a round won WIN_BONUS points more and one lost as many less: a sure small win
 over a risky bigger one. With three and four seats the search is hard-before's
 (domino/bots/search_before.py).

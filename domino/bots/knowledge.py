@@ -138,22 +138,23 @@ def _free_plays(history, other: int):
 def _kept_heavier(history, other: int) -> int:
     """`Other.kept_heavier`: the other seat's plays by choice after which it laid, before it
     drew again, a heavier tile that fitted the ends of that choice."""
-    moves = [move for move in history if move.seat == other]
-    kept, drew = 0, False
-    for i, move in enumerate(moves):
-        if move.action == "play" and not drew and move.left is not None:
-            ends, least = (move.left, move.right), move.tile.pips
-            for later in moves[i + 1 :]:
-                if later.action == "draw":
-                    break
-                tile = later.tile
-                if (
-                    later.action == "play"
-                    and tile.pips > least
-                    and (tile.low in ends or tile.high in ends)
-                ):
-                    kept += 1
-                    break
+    kept, open_choices, drew = 0, [], False  # choices not yet shown, as (ends, pips laid)
+    for move in history:
+        if move.seat != other:
+            continue
+        if move.action == "draw":
+            open_choices = []  # a tile laid from now on may be a drawn one
+        elif move.action == "play":
+            tile = move.tile
+            still = [
+                (ends, least)
+                for ends, least in open_choices
+                if tile.pips <= least or (tile.low not in ends and tile.high not in ends)
+            ]
+            kept += len(open_choices) - len(still)
+            open_choices = still
+            if not drew and move.left is not None:
+                open_choices.append(((move.left, move.right), tile.pips))
         drew = move.action == "draw"
     return kept
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.browser_friends import (
     create_room,
@@ -276,12 +277,17 @@ def test_a_long_hand_shows_that_it_scrolls_and_scrolls(server, open_context, sho
     hand, area = page.locator("[data-hand]"), page.locator(".hand-area")
     expect(page.locator('[data-turn="you"]')).to_have_count(1)
     expect(hand.locator("[data-tile]")).to_have_count(13)
-    overflows = page.wait_for_function(  # (read at once: a table pushed meanwhile replaces it)
-        """() => { const h = document.querySelector('[data-hand]');
-             return h && h.scrollWidth > 0 &&
-               {left: h.scrollLeft, width: h.scrollWidth, shown: h.clientWidth}; }"""
-    ).json_value()
-    assert overflows["width"] > overflows["shown"] + 40, f"13 tiles fit unscrolled: {overflows}"
+    # Read in the page, polled until laid out (a table pushed meanwhile replaces the hand):
+    # the 13 tiles overflow the hand by more than 40 px, or the last reading says how not.
+    measure = """() => { const h = document.querySelector('[data-hand]');
+        return h && {left: h.scrollLeft, width: h.scrollWidth, shown: h.clientWidth}; }"""
+    try:
+        page.wait_for_function(
+            f"() => {{ const m = ({measure})(); return m && m.width > m.shown + 40; }}",
+            timeout=5000,
+        )
+    except PlaywrightTimeout:
+        pytest.fail(f"13 tiles fit unscrolled: {page.evaluate(measure)}")
     expect(area).to_have_attribute("data-more", "end")  # more to the right: a fade and an arrow
     fade = page.evaluate(
         "() => getComputedStyle(document.querySelector('.hand-area'), '::after').opacity"

@@ -17,11 +17,13 @@ worlds follow a player model: the other seat lays its heaviest tile that fits, a
 heavier one only with chance HEAVIER_KEPT; a tile drawn since a choice may not have been held
 then (`seen_choices`); and a tile that outranks the opening one was dealt to no hand, so a
 seat holds one only by drawing it (`Knowledge.undealt`, `undealt_odds`). The model's
-likelihood of a hand is a product over its tiles (`tile_weights`): of CANDIDATES worlds drawn
-one is kept in proportion to it (EXACT_WORLDS would draw each in exact proportion, and
-HEAVY_OTHERS have the other seat lay heavy first in the playouts until it is shown to keep
-a heavier tile; DRAW_SHUT and BLOCK_SHUT weigh shutting the next seat out in them: all
-measured, none kept beyond their defaults). Choosing,
+likelihood of a hand is a product over its tiles (`tile_weights`). In the draw game each world
+is drawn in exact proportion to it (EXACT_WORLDS), the other seat lays heavy first in the
+playouts until it is shown to keep a heavier tile (HEAVY_OTHERS), hard's own seat there weighs
+shutting the next seat out at DRAW_SHUT, and a decision has PLAYOUTS; in the block game of
+CANDIDATES worlds drawn one is kept in proportion to the model, both seats judge alike
+(BLOCK_SHUT) and a decision has BLOCK_PLAYOUTS (docs/benchmarks.md: what each was measured
+at). Choosing,
 hard counts a round won WIN_BONUS points more and one lost as many less: a sure small win
 over a risky bigger one. With three and four seats the search is hard-before's
 (domino/bots/search_before.py).
@@ -40,11 +42,13 @@ from .knowledge import Knowledge, deduce
 from .playout import Kit, judged, kit, playout, value
 from .worlds import Sampler
 
-PLAYOUTS = 1200  # playouts per decision, shared among the legal plays (after pruning too)
+PLAYOUTS = 3000  # the draw game's playouts per decision, shared among the legal plays
+# (after pruning too)
+BLOCK_PLAYOUTS = 1200  # the block game's (3,000 there not measured)
 MIN_WORLDS = 24
 CANDIDATES = 8  # worlds drawn for each one kept
-EXACT_WORLDS = False  # instead, draw each world in exact proportion to the model (not kept:
-# as strong against greedy at half the time, weaker against hard-before; docs/benchmarks.md)
+EXACT_WORLDS = True  # the draw game: draw each world in exact proportion to the model
+# instead (the block game keeps CANDIDATES: there it was not shown to pay)
 HEAVIER_KEPT = 0.1  # chance a player keeps a heavier tile that fits over a lighter one
 UNDEALT = True  # worlds know the tiles no hand was dealt (`Knowledge.undealt`)
 WIN_BONUS = 8  # what hard adds to a round it wins (takes from one it loses) when it chooses
@@ -53,9 +57,9 @@ SOLVE_NODES = 12_000  # the exact searches' nodes per decision, all worlds toget
 PRUNE_AT = 0.5  # after this share of the worlds, plays clearly worse than the best are dropped
 PRUNE_Z = 2.0  # clearly: worse by this many standard errors of the paired difference
 ROLLOUT = judged  # the playout policy (hard-before plays out with playout.playout)
-DRAW_SHUT = 10  # what ROLLOUT weighs leaving the next seat nothing to lay, in the draw game
+DRAW_SHUT = 40  # what ROLLOUT weighs leaving the next seat nothing to lay, in the draw game
 BLOCK_SHUT = 10  # in the block game (its quick policy, `playout.shutting`, playout.SHUT)
-HEAVY_OTHERS = False  # the draw game's playouts: the other seat heavy first, as the model
+HEAVY_OTHERS = True  # the draw game's playouts: the other seat heavy first, as the model
 # has it, until it is shown to keep a heavier tile (`Other.kept_heavier`); docs/benchmarks.md
 # Three and four seats keep hard-before's search: 2,400 playouts, all plays to the end, the
 # heavy-first playouts, nothing solved, its player model, no bonus. What serves two seats
@@ -87,8 +91,8 @@ def estimate(
 ) -> tuple[tuple[Play, float], ...]:
     """Each legal play with this seat's mean net points after it, on shared worlds.
 
-    From the seat's own view only; `playouts` (default PLAYOUTS with two seats, WIDE_PLAYOUTS
-    with more) are shared among the plays.
+    From the seat's own view only; `playouts` (default PLAYOUTS or BLOCK_PLAYOUTS with two
+    seats, WIDE_PLAYOUTS with more) are shared among the plays.
     With `prune`, as `hard_bot` weighs them (it plays the best of these): one play for each
     distinct effect, and after PRUNE_AT of the worlds the plays clearly worse than the best
     are dropped (left out of the answer), their playouts going to more worlds for the rest.
@@ -100,7 +104,11 @@ def estimate(
     if not legal or not isinstance(legal[0], Play):
         return ()
     if playouts is None:
-        playouts = PLAYOUTS if _two_seats(view) else WIDE_PLAYOUTS
+        playouts = (
+            (PLAYOUTS if view.rules.boneyard else BLOCK_PLAYOUTS)
+            if _two_seats(view)
+            else WIDE_PLAYOUTS
+        )
     means, alive = _means(view, legal, rng, playouts, prune, bonus)
     return tuple((legal[i], means[i]) for i in alive)
 
@@ -151,7 +159,7 @@ def _means(view: SeatView, legal, rng: Random, playouts: int, prune=False, bonus
     undealt = two and UNDEALT
     drawn = [undealt_odds(k, know, other) for other in know.others] if undealt else None
     weights, candidates = None, CANDIDATES if two else WIDE_CANDIDATES
-    if two and EXACT_WORLDS:  # the sampler draws by the model's weight itself
+    if two and EXACT_WORLDS and view.rules.boneyard:  # the sampler weighs by the model itself
         weights = [
             tile_weights(k, c, o)
             for c, o in zip(choices, drawn or [None] * len(choices), strict=True)

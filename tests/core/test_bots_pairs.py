@@ -225,6 +225,7 @@ def test_hard_scores_the_side_so_it_lets_its_partner_go_out(monkeypatch):
     view = seat_view(played(PAIRS, ENDGAME_HANDS, ENDGAME), 0)
     assert view.ends == (2, 1) and view.counts == (2, 1, 1, 1)
     monkeypatch.setattr(search, "PLAYOUTS", 40)
+    monkeypatch.setattr(search, "BLOCK_PLAYOUTS", 40)
     monkeypatch.setattr(search, "WIDE_PLAYOUTS", 40)
     monkeypatch.setattr(search, "MIN_WORLDS", 4)
     assert bots.get("hard")(view, random.Random(0)) == at("1-1", "right")

@@ -16,6 +16,7 @@ from tests.support.simulator import records, simulate, summary
 def quick_hard(monkeypatch):
     """Fewer playouts: the records and the sums do not depend on how many."""
     monkeypatch.setattr(search, "PLAYOUTS", 60)
+    monkeypatch.setattr(search, "BLOCK_PLAYOUTS", 60)
     monkeypatch.setattr(search, "WIDE_PLAYOUTS", 60)
     monkeypatch.setattr(search, "MIN_WORLDS", 3)
 

@@ -28,6 +28,7 @@ BLOCK = PRESETS["block"]
 def quick_hard(monkeypatch):
     """Fewer playouts: what is checked here does not depend on how many."""
     monkeypatch.setattr(search, "PLAYOUTS", 60)
+    monkeypatch.setattr(search, "BLOCK_PLAYOUTS", 60)
     monkeypatch.setattr(search, "WIDE_PLAYOUTS", 60)
     monkeypatch.setattr(search, "MIN_WORLDS", 3)
 

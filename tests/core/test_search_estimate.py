@@ -37,6 +37,7 @@ def effect(view, play: Play) -> tuple:
 @pytest.fixture(autouse=True)
 def few_playouts(monkeypatch):
     monkeypatch.setattr(search, "PLAYOUTS", 120)
+    monkeypatch.setattr(search, "BLOCK_PLAYOUTS", 120)
     monkeypatch.setattr(search, "WIDE_PLAYOUTS", 120)
 
 

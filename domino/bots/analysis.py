@@ -22,7 +22,7 @@ from .knowledge import deduce
 from .search import estimate
 
 VERSION = 1
-PLAYOUTS = 4800  # per decision, shared among its plays (hard's own: search.PLAYOUTS and the rest)
+PLAYOUTS = 4800  # per decision, shared among its plays (hard's own: `search._playouts`)
 COSTLY = 2.0  # points a move must cost to be marked
 TOP = 3  # at most this many marked moves per seat
 

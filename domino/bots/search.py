@@ -104,13 +104,17 @@ def estimate(
     if not legal or not isinstance(legal[0], Play):
         return ()
     if playouts is None:
-        playouts = (
-            (PLAYOUTS if view.rules.boneyard else BLOCK_PLAYOUTS)
-            if _two_seats(view)
-            else WIDE_PLAYOUTS
-        )
+        playouts = _playouts(view)
     means, alive = _means(view, legal, rng, playouts, prune, bonus)
     return tuple((legal[i], means[i]) for i in alive)
+
+
+def _playouts(view: SeatView) -> int:
+    """A decision's playouts: PLAYOUTS in the draw game and BLOCK_PLAYOUTS in the block game at
+    two seats, WIDE_PLAYOUTS at three and four."""
+    if not _two_seats(view):
+        return WIDE_PLAYOUTS
+    return PLAYOUTS if view.rules.boneyard else BLOCK_PLAYOUTS
 
 
 def _two_seats(view: SeatView) -> bool:
